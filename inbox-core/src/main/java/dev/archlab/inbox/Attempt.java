@@ -1,0 +1,43 @@
+package dev.archlab.inbox;
+
+import java.time.Instant;
+
+/** One claimed attempt at a message, handed to the {@link MessageHandler}. Thread-safe. */
+public interface Attempt {
+
+  String consumer();
+
+  String messageId();
+
+  /** 1 for the first attempt; higher after failures or takeovers. Also the fencing token. */
+  int number();
+
+  /** True when this attempt took over from an earlier one that failed or crashed. */
+  boolean isRetry();
+
+  /** The current lease end, in the store's clock. */
+  Instant leaseUntil();
+
+  /**
+   * A stable key for an external provider's own deduplication (e.g. an HTTP {@code
+   * Idempotency-Key}): the same for every attempt at this message by this consumer.
+   */
+  default String idempotencyKey() {
+    return consumer() + ":" + messageId();
+  }
+
+  /**
+   * Extends the lease to now + {@code lease} in the store's clock.
+   *
+   * @throws LeaseLostException if another instance has taken the message over
+   */
+  Instant extendLease(java.time.Duration lease);
+
+  /**
+   * Keeps {@code result} with the DONE record, so duplicates get it back in {@link
+   * Outcome#result()}. At most {@link InboxRecord#MAX_RESULT_BYTES} bytes.
+   *
+   * @throws IllegalArgumentException if the result is too large
+   */
+  void keepResult(byte[] result);
+}

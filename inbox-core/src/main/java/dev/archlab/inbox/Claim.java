@@ -1,0 +1,32 @@
+package dev.archlab.inbox;
+
+import dev.archlab.inbox.internal.Identifiers;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * The right to run the effect of one message, handed out by a store's {@code begin}. The fencing
+ * token is the record's attempt number at the time of the claim: every fenced operation succeeds
+ * only while the record still holds this token in state PROCESSING, so an owner whose lease expired
+ * and was taken over cannot complete, fail or extend any more.
+ *
+ * @param consumer the logical consumer name
+ * @param messageId the producer-made message id
+ * @param fencingToken the attempt number this claim owns (1 for the first claim)
+ * @param leaseUntil the end of the lease, in the store's clock
+ */
+public record Claim(String consumer, String messageId, int fencingToken, Instant leaseUntil) {
+  public Claim {
+    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    if (fencingToken < 1) {
+      throw new IllegalArgumentException("fencingToken must be >= 1, was " + fencingToken);
+    }
+    Objects.requireNonNull(leaseUntil, "leaseUntil");
+  }
+
+  /** The same claim with a new lease end, as returned by an extension. */
+  public Claim withLeaseUntil(Instant newLeaseUntil) {
+    return new Claim(consumer, messageId, fencingToken, newLeaseUntil);
+  }
+}

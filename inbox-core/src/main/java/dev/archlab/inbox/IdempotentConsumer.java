@@ -1,0 +1,416 @@
+package dev.archlab.inbox;
+
+import dev.archlab.inbox.internal.Fingerprint;
+import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.InboxStore;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Wraps a {@link MessageHandler} so that each message's effect runs once per dedup window, however
+ * often the broker delivers it. For every delivery it claims the message in the {@link InboxStore}
+ * first, runs the handler only if the claim succeeded, then writes the terminal state:
+ *
+ * <ul>
+ *   <li>a redelivery of a finished message → {@link Outcome.Status#DUPLICATE}, handler not run;
+ *   <li>a concurrent duplicate while another instance holds the lease → {@link
+ *       Outcome.Status#IN_FLIGHT} with a retry-after hint, handler not run;
+ *   <li>a message whose owner crashed → taken over once the lease has passed (attempts + 1);
+ *   <li>a handler exception → {@link Outcome.Status#FAILED}, retryable after the {@link
+ *       RetryPolicy}'s backoff; at the last attempt → {@link Outcome.Status#DEAD} and the {@link
+ *       DeadLetterHandler} runs once.
+ * </ul>
+ *
+ * <p>If this instance's lease was taken over while its handler ran, the completion is refused and
+ * {@link #consume} throws {@link LeaseLostException}; the other instance's run counts. Thread-safe:
+ * one instance serves any number of consuming threads. {@link #close()} stops the heartbeat thread
+ * if this consumer created one.
+ */
+public final class IdempotentConsumer implements AutoCloseable {
+
+  /** Longest consumer name accepted, in UTF-16 characters. */
+  public static final int MAX_CONSUMER_NAME_LENGTH = 128;
+
+  private static final System.Logger LOG = System.getLogger(IdempotentConsumer.class.getName());
+
+  private final String name;
+  private final InboxStore store;
+  private final MessageHandler handler;
+  private final InboxConfig config;
+  private final InboxListener listener;
+  private final DeadLetterHandler deadLetterHandler;
+  private final ScheduledExecutorService heartbeatScheduler;
+  private final boolean ownsScheduler;
+
+  private IdempotentConsumer(Builder b) {
+    this.name = b.name;
+    this.store = b.store;
+    this.handler = b.handler;
+    this.config = b.config;
+    this.listener = b.listener;
+    this.deadLetterHandler = b.deadLetterHandler;
+    if (config.heartbeatInterval().isPresent() && b.heartbeatScheduler == null) {
+      ScheduledThreadPoolExecutor executor =
+          new ScheduledThreadPoolExecutor(
+              1,
+              runnable -> {
+                Thread t = new Thread(runnable, "inbox-heartbeat-" + b.name);
+                t.setDaemon(true);
+                return t;
+              });
+      executor.setRemoveOnCancelPolicy(true);
+      this.heartbeatScheduler = executor;
+      this.ownsScheduler = true;
+    } else {
+      this.heartbeatScheduler = b.heartbeatScheduler;
+      this.ownsScheduler = false;
+    }
+  }
+
+  /**
+   * A builder for a consumer called {@code name} on {@code store}.
+   *
+   * @throws InvalidConsumerNameException if the name is null, blank, too long or not storable
+   */
+  public static Builder builder(String name, InboxStore store) {
+    return new Builder(name, store);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public InboxConfig config() {
+    return config;
+  }
+
+  public InboxStore store() {
+    return store;
+  }
+
+  /**
+   * Consumes one delivery: claims it, runs the handler if the claim succeeded and records the
+   * result. Expected repeats are outcomes, not exceptions.
+   *
+   * @throws PayloadMismatchException if payload fingerprints are on and this id was first seen
+   *     with another payload
+   * @throws LeaseLostException if this instance's claim was taken over before it could record the
+   *     result
+   * @throws StoreUnavailableException if the store could not be reached
+   */
+  public Outcome consume(Message message) {
+    Objects.requireNonNull(message, "message");
+    String hash = config.fingerprintPayloads() ? Fingerprint.sha256Hex(message.payload()) : null;
+    BeginResult begun =
+        store.begin(
+            new BeginRequest(
+                name,
+                message.id(),
+                config.lease(),
+                config.retryPolicy().maxAttempts(),
+                hash));
+    InboxRecord record = begun.record();
+    switch (begun.kind()) {
+      case DUPLICATE:
+        emitFor(InboxEvent.Kind.DUPLICATE, message.id(), record.attempts(), null);
+        return Outcome.of(Outcome.Status.DUPLICATE, record);
+      case IN_FLIGHT:
+        emitFor(InboxEvent.Kind.IN_FLIGHT, message.id(), record.attempts(), null);
+        return new Outcome(
+            Outcome.Status.IN_FLIGHT,
+            message.id(),
+            record.attempts(),
+            begun.retryAfter(),
+            record.leaseUntil(),
+            null,
+            null);
+      case DEAD:
+        return Outcome.of(Outcome.Status.DEAD, record);
+      case DIED:
+        runDeadLetter(message, record);
+        emitFor(InboxEvent.Kind.DEAD, message.id(), record.attempts(), null);
+        return Outcome.of(Outcome.Status.DEAD, record);
+      case TAKEN_OVER:
+        emitFor(InboxEvent.Kind.TAKEOVER, message.id(), record.attempts(), null);
+        return runClaimed(message, begun.claim());
+      case CLAIMED:
+        return runClaimed(message, begun.claim());
+      default:
+        throw new IllegalStateException("unknown begin result " + begun.kind());
+    }
+  }
+
+  /**
+   * Deletes this consumer's DONE records older than the configured retention, measured in the
+   * store's clock.
+   *
+   * @return how many records were deleted
+   */
+  public long pruneExpired() {
+    Instant before = store.currentTime().minus(config.dedupWindow().retention());
+    long deleted = store.prune(name, before);
+    safeEmit(new InboxEvent(InboxEvent.Kind.PRUNED, name, null, 0, null, deleted));
+    return deleted;
+  }
+
+  private Outcome runClaimed(Message message, Claim claim) {
+    emitFor(InboxEvent.Kind.CLAIMED, message.id(), claim.fencingToken(), null);
+    RunningAttempt attempt = new RunningAttempt(claim);
+    ScheduledFuture<?> heartbeat = startHeartbeat(attempt);
+    Exception failure = null;
+    try {
+      handler.handle(message, attempt);
+    } catch (Exception e) {
+      failure = e;
+    } finally {
+      attempt.finish();
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+      }
+    }
+    Claim current = attempt.claim();
+    try {
+      if (failure == null) {
+        InboxRecord done = store.complete(current, attempt.result());
+        emitFor(InboxEvent.Kind.APPLIED, message.id(), done.attempts(), null);
+        return Outcome.of(Outcome.Status.APPLIED, done);
+      }
+      String error = describe(failure);
+      if (!config.retryPolicy().hasAttemptsLeftAfter(current.fencingToken())) {
+        InboxRecord dead = store.markDead(current, error);
+        runDeadLetter(message, dead);
+        emitFor(InboxEvent.Kind.DEAD, message.id(), dead.attempts(), failure);
+        return new Outcome(
+            Outcome.Status.DEAD, message.id(), dead.attempts(), null, null, failure, null);
+      }
+      Duration delay = config.retryPolicy().delayAfter(current.fencingToken());
+      InboxRecord failed = store.fail(current, error, delay);
+      emitFor(InboxEvent.Kind.FAILED, message.id(), failed.attempts(), failure);
+      return new Outcome(
+          Outcome.Status.FAILED,
+          message.id(),
+          failed.attempts(),
+          delay,
+          failed.leaseUntil(),
+          failure,
+          null);
+    } catch (LeaseLostException lost) {
+      if (failure != null) {
+        lost.addSuppressed(failure);
+      }
+      emitFor(InboxEvent.Kind.LEASE_LOST, message.id(), current.fencingToken(), lost);
+      throw lost;
+    }
+  }
+
+  private ScheduledFuture<?> startHeartbeat(RunningAttempt attempt) {
+    Duration interval = config.heartbeatInterval().orElse(null);
+    if (interval == null || heartbeatScheduler == null) {
+      return null;
+    }
+    long nanos = interval.toNanos();
+    return heartbeatScheduler.scheduleAtFixedRate(
+        attempt::renewFromHeartbeat, nanos, nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void runDeadLetter(Message message, InboxRecord record) {
+    try {
+      deadLetterHandler.onDead(message, record);
+    } catch (Exception e) {
+      // The record is DEAD already; running the dead-letter path again could duplicate it.
+      LOG.log(
+          Level.ERROR,
+          "dead-letter handler failed for message '"
+              + message.id()
+              + "' of consumer '"
+              + name
+              + "'; the record stays DEAD",
+          e);
+    }
+  }
+
+  private static String describe(Throwable t) {
+    String text = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    return InboxRecord.boundError(text);
+  }
+
+  private void emitFor(InboxEvent.Kind kind, String messageId, int attempts, Throwable error) {
+    safeEmit(new InboxEvent(kind, name, messageId, attempts, error, 0));
+  }
+
+  private void safeEmit(InboxEvent event) {
+    try {
+      listener.onEvent(event);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "inbox listener failed on " + event.kind() + "; ignored", e);
+    }
+  }
+
+  /** Stops the heartbeat thread if this consumer created it. Does not close the store. */
+  @Override
+  public void close() {
+    if (ownsScheduler) {
+      heartbeatScheduler.shutdownNow();
+    }
+  }
+
+  /** The attempt handed to the handler; the heartbeat thread renews it too. */
+  private final class RunningAttempt implements Attempt {
+    private Claim claim; // guarded by this
+    private boolean finished; // guarded by this
+    private byte[] result; // guarded by this
+
+    RunningAttempt(Claim claim) {
+      this.claim = claim;
+    }
+
+    @Override
+    public String consumer() {
+      return name;
+    }
+
+    @Override
+    public synchronized String messageId() {
+      return claim.messageId();
+    }
+
+    @Override
+    public synchronized int number() {
+      return claim.fencingToken();
+    }
+
+    @Override
+    public synchronized boolean isRetry() {
+      return claim.fencingToken() > 1;
+    }
+
+    @Override
+    public synchronized Instant leaseUntil() {
+      return claim.leaseUntil();
+    }
+
+    @Override
+    public synchronized Instant extendLease(Duration lease) {
+      try {
+        claim = store.extend(claim, lease);
+      } catch (LeaseLostException lost) {
+        emitFor(InboxEvent.Kind.LEASE_LOST, claim.messageId(), claim.fencingToken(), lost);
+        throw lost;
+      }
+      emitFor(InboxEvent.Kind.LEASE_EXTENDED, claim.messageId(), claim.fencingToken(), null);
+      return claim.leaseUntil();
+    }
+
+    @Override
+    public synchronized void keepResult(byte[] bytes) {
+      if (bytes != null && bytes.length > InboxRecord.MAX_RESULT_BYTES) {
+        throw new IllegalArgumentException(
+            "result of "
+                + bytes.length
+                + " bytes exceeds the limit of "
+                + InboxRecord.MAX_RESULT_BYTES
+                + " bytes");
+      }
+      result = bytes == null ? null : bytes.clone();
+    }
+
+    synchronized void renewFromHeartbeat() {
+      if (finished) {
+        return;
+      }
+      try {
+        extendLease(config.lease());
+      } catch (LeaseLostException lost) {
+        // Already reported; the completion will be refused too. Stop renewing.
+        finished = true;
+        throw lost;
+      } catch (RuntimeException e) {
+        // A transient store failure: the next tick tries again while the lease still runs.
+        LOG.log(Level.WARNING, "lease renewal failed for '" + claim.messageId() + "'", e);
+      }
+    }
+
+    synchronized void finish() {
+      finished = true;
+    }
+
+    synchronized Claim claim() {
+      return claim;
+    }
+
+    synchronized byte[] result() {
+      return result;
+    }
+  }
+
+  /** Builds an {@link IdempotentConsumer}. */
+  public static final class Builder {
+    private final String name;
+    private final InboxStore store;
+    private MessageHandler handler;
+    private InboxConfig config = InboxConfig.ofDefaults();
+    private InboxListener listener = InboxListener.NOOP;
+    private DeadLetterHandler deadLetterHandler = DeadLetterHandler.NONE;
+    private ScheduledExecutorService heartbeatScheduler;
+
+    private Builder(String name, InboxStore store) {
+      this.name = Identifiers.requireConsumerName(name, MAX_CONSUMER_NAME_LENGTH);
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** The business effect. Required. */
+    public Builder handler(MessageHandler handler) {
+      this.handler = handler;
+      return this;
+    }
+
+    /** Settings; {@link InboxConfig#ofDefaults()} when not set. */
+    public Builder config(InboxConfig config) {
+      this.config = config;
+      return this;
+    }
+
+    /** Receives events; none when not set. */
+    public Builder listener(InboxListener listener) {
+      this.listener = listener;
+      return this;
+    }
+
+    /** Runs once per message parked as DEAD; nothing when not set. */
+    public Builder deadLetterHandler(DeadLetterHandler deadLetterHandler) {
+      this.deadLetterHandler = deadLetterHandler;
+      return this;
+    }
+
+    /**
+     * Runs lease renewals when a heartbeat is configured. When not set, the consumer starts one
+     * daemon thread of its own and stops it on {@link IdempotentConsumer#close()}.
+     */
+    public Builder heartbeatScheduler(ScheduledExecutorService scheduler) {
+      this.heartbeatScheduler = scheduler;
+      return this;
+    }
+
+    /**
+     * @throws InvalidConfigurationException if no handler was given
+     */
+    public IdempotentConsumer build() {
+      if (handler == null) {
+        throw new InvalidConfigurationException(
+            "consumer '" + name + "' needs a handler: call handler(...) before build()");
+      }
+      Objects.requireNonNull(config, "config");
+      Objects.requireNonNull(listener, "listener");
+      Objects.requireNonNull(deadLetterHandler, "deadLetterHandler");
+      return new IdempotentConsumer(this);
+    }
+  }
+}

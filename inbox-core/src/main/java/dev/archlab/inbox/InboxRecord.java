@@ -1,0 +1,129 @@
+package dev.archlab.inbox;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An immutable snapshot of one dedup record, keyed by {@code (consumer, messageId)}. Timestamps are
+ * in the store's clock.
+ *
+ * @param consumer the logical consumer name
+ * @param messageId the producer-made message id
+ * @param state PROCESSING, DONE or DEAD
+ * @param attempts how many times the message was claimed; also the current fencing token
+ * @param leaseUntil for PROCESSING: end of the lease or, after a failure, the earliest retry time;
+ *     null otherwise
+ * @param createdAt when the first claim inserted the record
+ * @param updatedAt when the record last changed state, lease or attempts
+ * @param lastError the last failure, at most {@link #MAX_ERROR_LENGTH} characters; null if none
+ * @param payloadHash hex fingerprint of the first delivery's payload; null when not recorded
+ * @param result bytes the handler asked to keep for answering duplicates; null when none
+ */
+public record InboxRecord(
+    String consumer,
+    String messageId,
+    RecordState state,
+    int attempts,
+    Instant leaseUntil,
+    Instant createdAt,
+    Instant updatedAt,
+    String lastError,
+    String payloadHash,
+    byte[] result) {
+
+  /** Longest {@code lastError} kept; longer texts are cut so a record stays small. */
+  public static final int MAX_ERROR_LENGTH = 1000;
+
+  /** Largest result a store must accept. */
+  public static final int MAX_RESULT_BYTES = 64 * 1024;
+
+  public InboxRecord {
+    Objects.requireNonNull(consumer, "consumer");
+    Objects.requireNonNull(messageId, "messageId");
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(createdAt, "createdAt");
+    Objects.requireNonNull(updatedAt, "updatedAt");
+    if (attempts < 1) {
+      throw new IllegalArgumentException("attempts must be >= 1, was " + attempts);
+    }
+    if (state == RecordState.PROCESSING) {
+      Objects.requireNonNull(leaseUntil, "leaseUntil is required in state PROCESSING");
+    }
+    result = result == null ? null : result.clone();
+  }
+
+  /** The bytes kept for duplicates, as a copy. */
+  @Override
+  public byte[] result() {
+    return result == null ? null : result.clone();
+  }
+
+  /** The kept result, if any, as a copy. */
+  public Optional<byte[]> keptResult() {
+    return Optional.ofNullable(result());
+  }
+
+  /** The claim this record represents, meaningful only while it is PROCESSING. */
+  public Claim toClaim() {
+    return new Claim(consumer, messageId, attempts, leaseUntil);
+  }
+
+  /** Cuts an error text to {@link #MAX_ERROR_LENGTH} characters, never splitting a surrogate pair. */
+  public static String boundError(String error) {
+    if (error == null || error.length() <= MAX_ERROR_LENGTH) {
+      return error;
+    }
+    int end = MAX_ERROR_LENGTH;
+    if (Character.isHighSurrogate(error.charAt(end - 1))) {
+      end--;
+    }
+    return error.substring(0, end);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof InboxRecord r
+        && attempts == r.attempts
+        && consumer.equals(r.consumer)
+        && messageId.equals(r.messageId)
+        && state == r.state
+        && Objects.equals(leaseUntil, r.leaseUntil)
+        && createdAt.equals(r.createdAt)
+        && updatedAt.equals(r.updatedAt)
+        && Objects.equals(lastError, r.lastError)
+        && Objects.equals(payloadHash, r.payloadHash)
+        && Arrays.equals(result, r.result);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(consumer, messageId, state, attempts, leaseUntil, updatedAt);
+  }
+
+  @Override
+  public String toString() {
+    return "InboxRecord[consumer="
+        + consumer
+        + ", messageId="
+        + messageId
+        + ", state="
+        + state
+        + ", attempts="
+        + attempts
+        + ", leaseUntil="
+        + leaseUntil
+        + ", createdAt="
+        + createdAt
+        + ", updatedAt="
+        + updatedAt
+        + ", lastError="
+        + lastError
+        + ", payloadHash="
+        + payloadHash
+        + ", result="
+        + (result == null ? "null" : result.length + " bytes")
+        + "]";
+  }
+}

@@ -1,0 +1,14 @@
+package dev.archlab.inbox;
+
+/**
+ * A consumer name was refused: null, blank, longer than {@link
+ * IdempotentConsumer#MAX_CONSUMER_NAME_LENGTH}, or holding control characters or unpaired
+ * surrogates. Nothing was written.
+ */
+public class InvalidConsumerNameException extends InboxException {
+  private static final long serialVersionUID = 1L;
+
+  public InvalidConsumerNameException(String message) {
+    super(message);
+  }
+}

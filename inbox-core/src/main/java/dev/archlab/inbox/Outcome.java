@@ -1,0 +1,106 @@
+package dev.archlab.inbox;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What consuming one delivery came to. {@link #shouldAcknowledge()} tells the broker adapter
+ * whether to acknowledge the delivery or have it redelivered.
+ *
+ * @param status the kind of outcome
+ * @param messageId the message id
+ * @param attempts the record's attempt number
+ * @param retryAfter IN_FLIGHT: time until the current lease or retry time passes; FAILED: the
+ *     backoff delay; otherwise zero
+ * @param retryAt FAILED: earliest retry time in the store's clock; otherwise null
+ * @param error FAILED or DEAD by failure: what the handler threw; otherwise null
+ * @param storedResult DUPLICATE or APPLIED: the result kept with the record, if any
+ */
+public record Outcome(
+    Status status,
+    String messageId,
+    int attempts,
+    Duration retryAfter,
+    Instant retryAt,
+    Throwable error,
+    byte[] storedResult) {
+
+  /** The kinds of outcome. */
+  public enum Status {
+    /** The handler ran now and the record is DONE. Acknowledge. */
+    APPLIED,
+    /** The message was already DONE; the handler did not run. Acknowledge. */
+    DUPLICATE,
+    /**
+     * Another instance holds the message, or it waits for its retry time. Do not acknowledge;
+     * redeliver after {@link #retryAfter()}.
+     */
+    IN_FLIGHT,
+    /** The handler threw; a retry is due at {@link #retryAt()}. Do not acknowledge. */
+    FAILED,
+    /** Parked after its last attempt; the handler will not run again. Acknowledge. */
+    DEAD
+  }
+
+  public Outcome {
+    Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(messageId, "messageId");
+    retryAfter = retryAfter == null ? Duration.ZERO : retryAfter;
+    storedResult = storedResult == null ? null : storedResult.clone();
+  }
+
+  /** True for APPLIED, DUPLICATE and DEAD: the broker may forget this delivery. */
+  public boolean shouldAcknowledge() {
+    return status == Status.APPLIED || status == Status.DUPLICATE || status == Status.DEAD;
+  }
+
+  /** The result kept by the first successful run, as a copy. */
+  public Optional<byte[]> result() {
+    return Optional.ofNullable(storedResult == null ? null : storedResult.clone());
+  }
+
+  @Override
+  public byte[] storedResult() {
+    return storedResult == null ? null : storedResult.clone();
+  }
+
+  static Outcome of(Status status, InboxRecord record) {
+    return new Outcome(
+        status, record.messageId(), record.attempts(), Duration.ZERO, null, null, record.result());
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Outcome other
+        && status == other.status
+        && attempts == other.attempts
+        && messageId.equals(other.messageId)
+        && retryAfter.equals(other.retryAfter)
+        && Objects.equals(retryAt, other.retryAt)
+        && Objects.equals(error, other.error)
+        && java.util.Arrays.equals(storedResult, other.storedResult);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(status, messageId, attempts, retryAfter, retryAt);
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder s = new StringBuilder(status.name()).append('[').append(messageId);
+    s.append(", attempts=").append(attempts);
+    if (status == Status.IN_FLIGHT || status == Status.FAILED) {
+      s.append(", retryAfter=").append(retryAfter);
+    }
+    if (retryAt != null) {
+      s.append(", retryAt=").append(retryAt);
+    }
+    if (error != null) {
+      s.append(", error=").append(error);
+    }
+    return s.append(']').toString();
+  }
+}

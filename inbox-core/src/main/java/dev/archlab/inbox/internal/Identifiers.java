@@ -1,0 +1,78 @@
+package dev.archlab.inbox.internal;
+
+import dev.archlab.inbox.InvalidConsumerNameException;
+import dev.archlab.inbox.InvalidMessageIdException;
+
+/** Validation of message ids and consumer names, shared by the API and every store. */
+public final class Identifiers {
+  private Identifiers() {}
+
+  /** Returns {@code id} unchanged, or throws {@link InvalidMessageIdException} saying why. */
+  public static String requireMessageId(String id, int maxLength) {
+    String problem = problem(id, maxLength);
+    if (problem != null) {
+      throw new InvalidMessageIdException("invalid message id " + quote(id) + ": " + problem);
+    }
+    return id;
+  }
+
+  /** Returns {@code name} unchanged, or throws {@link InvalidConsumerNameException} saying why. */
+  public static String requireConsumerName(String name, int maxLength) {
+    String problem = problem(name, maxLength);
+    if (problem != null) {
+      throw new InvalidConsumerNameException(
+          "invalid consumer name " + quote(name) + ": " + problem);
+    }
+    return name;
+  }
+
+  private static String problem(String value, int maxLength) {
+    if (value == null) {
+      return "must not be null";
+    }
+    if (value.isBlank()) {
+      return "must not be blank";
+    }
+    if (value.length() > maxLength) {
+      return "is " + value.length() + " characters long, the limit is " + maxLength;
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c)) {
+        // NUL and friends cannot be stored in PostgreSQL text and make ids unreadable in logs.
+        return "contains control character U+" + String.format("%04X", (int) c) + " at index " + i;
+      }
+      if (Character.isHighSurrogate(c)
+          && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        // An unpaired surrogate has no UTF-8 encoding; a database would mangle or reject it.
+        return "contains an unpaired surrogate at index " + i + " (not valid UTF-8)";
+      }
+    }
+    return null;
+  }
+
+  /** A short, printable rendering of a possibly huge or null value for error messages. */
+  public static String quote(String value) {
+    if (value == null) {
+      return "null";
+    }
+    StringBuilder out = new StringBuilder("'");
+    int shown = Math.min(value.length(), 40);
+    for (int i = 0; i < shown; i++) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    out.append('\'');
+    if (value.length() > shown) {
+      out.append("... (").append(value.length()).append(" chars)");
+    }
+    return out.toString();
+  }
+}

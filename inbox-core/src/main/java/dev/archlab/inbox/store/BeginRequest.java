@@ -1,0 +1,35 @@
+package dev.archlab.inbox.store;
+
+import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.Message;
+import dev.archlab.inbox.internal.Identifiers;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A request to claim one message. Validated on construction, so every store receives only legal
+ * input.
+ *
+ * @param consumer the logical consumer name
+ * @param messageId the producer-made id
+ * @param lease how long the claim excludes others, measured in the store's clock
+ * @param maxAttempts a takeover of an expired claim that already used this many attempts parks
+ *     the record as DEAD instead of claiming it
+ * @param payloadHash fingerprint of the payload to record or compare; null to skip the check
+ */
+public record BeginRequest(
+    String consumer, String messageId, Duration lease, int maxAttempts, String payloadHash) {
+
+  public BeginRequest {
+    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Objects.requireNonNull(lease, "lease");
+    if (lease.isNegative() || lease.isZero()) {
+      throw new InvalidConfigurationException("lease must be positive, was " + lease);
+    }
+    if (maxAttempts < 1) {
+      throw new InvalidConfigurationException("maxAttempts must be >= 1, was " + maxAttempts);
+    }
+  }
+}

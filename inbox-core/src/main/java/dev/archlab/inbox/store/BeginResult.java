@@ -1,0 +1,72 @@
+package dev.archlab.inbox.store;
+
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.InboxRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * What a store's {@code begin} decided, with the record as it stands after the decision and the
+ * store's clock reading at that moment.
+ *
+ * @param kind the decision
+ * @param record the record after the decision
+ * @param storeTime the store's "now" used for the decision
+ */
+public record BeginResult(Kind kind, InboxRecord record, Instant storeTime) {
+
+  /** The decisions {@code begin} can take. */
+  public enum Kind {
+    /** No record existed; one was inserted in PROCESSING with attempts 1. The caller owns it. */
+    CLAIMED,
+    /** The lease had expired; attempts went up by one and the caller owns it now. */
+    TAKEN_OVER,
+    /** The record is DONE: a redelivery of a finished message. */
+    DUPLICATE,
+    /** The record is PROCESSING and its lease (or retry time) has not passed. */
+    IN_FLIGHT,
+    /** The record was already DEAD. */
+    DEAD,
+    /**
+     * This call found an expired claim that had used up its attempts and parked it as DEAD. Exactly
+     * one caller sees this for a record, so it is the one that runs the dead-letter path.
+     */
+    DIED
+  }
+
+  public BeginResult {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(record, "record");
+    Objects.requireNonNull(storeTime, "storeTime");
+  }
+
+  /** True when the caller owns the message now and must run the effect. */
+  public boolean claimed() {
+    return kind == Kind.CLAIMED || kind == Kind.TAKEN_OVER;
+  }
+
+  /**
+   * The claim to run the effect under.
+   *
+   * @throws IllegalStateException if this result is not a claim
+   */
+  public Claim claim() {
+    if (!claimed()) {
+      throw new IllegalStateException("begin did not claim the message: " + kind);
+    }
+    return record.toClaim();
+  }
+
+  /** For IN_FLIGHT: how long until the lease or retry time passes, never negative. */
+  public Duration retryAfter() {
+    if (record.leaseUntil() == null || !record.leaseUntil().isAfter(storeTime)) {
+      return Duration.ZERO;
+    }
+    return Duration.between(storeTime, record.leaseUntil());
+  }
+
+  public static BeginResult of(Kind kind, InboxRecord record, Instant storeTime) {
+    return new BeginResult(kind, record, storeTime);
+  }
+}

@@ -1,0 +1,761 @@
+package dev.archlab.inbox.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.InboxConfig;
+import dev.archlab.inbox.InboxEvent;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidConsumerNameException;
+import dev.archlab.inbox.InvalidMessageIdException;
+import dev.archlab.inbox.LeaseLostException;
+import dev.archlab.inbox.Message;
+import dev.archlab.inbox.MessageHandler;
+import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.Outcome.Status;
+import dev.archlab.inbox.PayloadMismatchException;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.UnknownClaimException;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.BeginResult.Kind;
+import dev.archlab.inbox.store.InboxStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The behaviour every {@link InboxStore} must show, written once against the store SPI and the
+ * consumer API: the eight scenarios of the specification plus fencing, lease extension, payload
+ * fingerprints, stored results, bad input and a concurrency stress test.
+ *
+ * <p>To test a store, subclass this class in the store's test sources and return a fresh, empty
+ * store from {@link #newFixture()}. Time moves only through {@link StoreFixture#advanceTime}, so
+ * the scenarios are deterministic on any store; stores that read a real clock (a database's {@code
+ * now()}) stay correct because every lease here is many seconds long.
+ */
+public abstract class InboxStoreContractTest {
+
+  /** The consumer name most scenarios use. */
+  protected static final String CONSUMER = "notifier";
+
+  /** A short lease; time moves only when a test advances it. */
+  protected static final Duration LEASE = Duration.ofSeconds(30);
+
+  private StoreFixture fixture;
+
+  /** A fresh, empty store. Called before every test; closed after it. */
+  protected abstract StoreFixture newFixture() throws Exception;
+
+  /** Distinct ids in the stress test; a slow store may lower it. */
+  protected int stressMessageCount() {
+    return 2_000;
+  }
+
+  /** Worker threads in the concurrency tests; a pooled store should have at least this many. */
+  protected int workerThreads() {
+    return 8;
+  }
+
+  @BeforeEach
+  void openFixture() throws Exception {
+    fixture = newFixture();
+  }
+
+  @AfterEach
+  void closeFixture() throws Exception {
+    if (fixture != null) {
+      fixture.close();
+    }
+  }
+
+  protected final InboxStore store() {
+    return fixture.store();
+  }
+
+  protected final void advance(Duration duration) {
+    fixture.advanceTime(duration);
+  }
+
+  /** A consumer on the fixture's store with a deterministic retry policy (1 s, 2 s, 4 s ...). */
+  protected final IdempotentConsumer.Builder consumer(String name, MessageHandler handler) {
+    return IdempotentConsumer.builder(name, store())
+        .handler(handler)
+        .config(config(5).build());
+  }
+
+  protected static InboxConfig.Builder config(int maxAttempts) {
+    return InboxConfig.custom()
+        .lease(LEASE)
+        .retryPolicy(
+            RetryPolicy.custom()
+                .maxAttempts(maxAttempts)
+                .initialDelay(Duration.ofSeconds(1))
+                .multiplier(2)
+                .maxDelay(Duration.ofMinutes(1))
+                .jitter(0)
+                .build());
+  }
+
+  protected final BeginResult begin(String id) {
+    return begin(CONSUMER, id, 5);
+  }
+
+  protected final BeginResult begin(String consumer, String id, int maxAttempts) {
+    return store().begin(new BeginRequest(consumer, id, LEASE, maxAttempts, null));
+  }
+
+  private static MessageHandler counting(AtomicInteger calls) {
+    return (message, attempt) -> calls.incrementAndGet();
+  }
+
+  // ---- SPEC §8, scenario by scenario -------------------------------------------------------
+
+  @Test
+  @DisplayName("1. repeat delivery: APPLIED, DUPLICATE, DUPLICATE; handler ran once")
+  void repeatDeliveryAppliesOnce() {
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentConsumer c = consumer(CONSUMER, counting(calls)).build();
+    List<Status> statuses = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      statuses.add(c.consume(Message.of("m-1", "order.placed", new byte[0])).status());
+    }
+    assertThat(statuses).containsExactly(Status.APPLIED, Status.DUPLICATE, Status.DUPLICATE);
+    assertThat(calls).hasValue(1);
+    assertThat(store().find(CONSUMER, "m-1")).get().extracting(InboxRecord::state)
+        .isEqualTo(RecordState.DONE);
+  }
+
+  @Test
+  @Timeout(60)
+  @DisplayName("2. concurrent duplicates: exactly one APPLIED, the rest IN_FLIGHT or DUPLICATE")
+  void concurrentDuplicatesApplyOnce() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    CountDownLatch start = new CountDownLatch(1);
+    IdempotentConsumer c =
+        consumer(
+                CONSUMER,
+                (message, attempt) -> {
+                  calls.incrementAndGet();
+                  Thread.sleep(20);
+                })
+            .build();
+    int workers = workerThreads();
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    try {
+      List<Future<Outcome>> futures = new ArrayList<>();
+      for (int i = 0; i < workers; i++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return c.consume(Message.of("m-concurrent"));
+                }));
+      }
+      start.countDown();
+      List<Status> statuses = new ArrayList<>();
+      for (Future<Outcome> f : futures) {
+        statuses.add(f.get(30, TimeUnit.SECONDS).status());
+      }
+      assertThat(statuses).filteredOn(s -> s == Status.APPLIED).hasSize(1);
+      assertThat(statuses).allMatch(s -> s == Status.APPLIED || s == Status.IN_FLIGHT
+          || s == Status.DUPLICATE);
+      assertThat(calls).hasValue(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  @DisplayName("3. a failed handler is retried after its retry time and succeeds on the third try")
+  void handlerFailureIsRetriedAfterBackoff() {
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentConsumer c =
+        consumer(
+                CONSUMER,
+                (message, attempt) -> {
+                  if (calls.incrementAndGet() <= 2) {
+                    throw new IllegalStateException("provider timeout");
+                  }
+                })
+            .build();
+    Message m = Message.of("m-retry");
+
+    Outcome first = c.consume(m);
+    assertThat(first.status()).isEqualTo(Status.FAILED);
+    assertThat(first.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(first.error()).hasMessage("provider timeout");
+    // Before the retry time the failed message is held like a live lease.
+    Outcome early = c.consume(m);
+    assertThat(early.status()).isEqualTo(Status.IN_FLIGHT);
+    assertThat(early.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+    assertThat(calls).hasValue(1);
+
+    advance(Duration.ofSeconds(1));
+    Outcome second = c.consume(m);
+    assertThat(second.status()).isEqualTo(Status.FAILED);
+    assertThat(second.attempts()).isEqualTo(2);
+    assertThat(second.retryAfter()).isEqualTo(Duration.ofSeconds(2));
+
+    advance(Duration.ofSeconds(2));
+    Outcome third = c.consume(m);
+    assertThat(third.status()).isEqualTo(Status.APPLIED);
+    assertThat(third.attempts()).isEqualTo(3);
+    assertThat(calls).hasValue(3);
+    assertThat(store().find(CONSUMER, "m-retry").orElseThrow().lastError())
+        .contains("provider timeout");
+  }
+
+  @Test
+  @DisplayName("4. crash before complete: no claim within the lease, takeover with attempts 2 after")
+  void crashBeforeCompleteIsTakenOverAfterTheLease() {
+    BeginResult first = begin("m-crash");
+    assertThat(first.kind()).isEqualTo(Kind.CLAIMED);
+    assertThat(first.record().attempts()).isEqualTo(1);
+    // The owner "crashes": neither complete nor fail is called.
+
+    advance(LEASE.dividedBy(2));
+    BeginResult within = begin("m-crash");
+    assertThat(within.kind()).isEqualTo(Kind.IN_FLIGHT);
+    assertThat(within.retryAfter()).isPositive().isLessThanOrEqualTo(LEASE.dividedBy(2));
+
+    advance(LEASE);
+    BeginResult after = begin("m-crash");
+    assertThat(after.kind()).isEqualTo(Kind.TAKEN_OVER);
+    assertThat(after.record().attempts()).isEqualTo(2);
+    assertThat(after.record().state()).isEqualTo(RecordState.PROCESSING);
+
+    store().complete(after.claim(), null);
+    advance(Duration.ofSeconds(1));
+    assertThat(begin("m-crash").kind()).isEqualTo(Kind.DUPLICATE);
+    advance(LEASE.multipliedBy(100));
+    assertThat(begin("m-crash").kind()).isEqualTo(Kind.DUPLICATE);
+  }
+
+  @Test
+  @DisplayName("5. prune defines the window: after pruning a DONE record the id applies again")
+  void pruneDefinesTheDedupWindow() {
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentConsumer c = consumer(CONSUMER, counting(calls)).build();
+    assertThat(c.consume(Message.of("m-window")).status()).isEqualTo(Status.APPLIED);
+    advance(Duration.ofHours(1));
+
+    long removed = store().prune(store().currentTime());
+    assertThat(removed).isEqualTo(1);
+    assertThat(store().find(CONSUMER, "m-window")).isEmpty();
+    assertThat(c.consume(Message.of("m-window")).status()).isEqualTo(Status.APPLIED);
+    assertThat(calls).hasValue(2);
+  }
+
+  @Test
+  @DisplayName("6. stale owner: A's lease is taken over, B completes, A's completion is refused")
+  void staleOwnerIsFencedOut() {
+    AtomicInteger effects = new AtomicInteger();
+    List<InboxEvent> eventsOfA = new CopyOnWriteArrayList<>();
+    IdempotentConsumer b = consumer(CONSUMER, (m, attempt) -> effects.incrementAndGet()).build();
+    IdempotentConsumer a =
+        consumer(
+                CONSUMER,
+                (message, attempt) -> {
+                  // A pauses past its lease (a GC pause); B takes over and finishes meanwhile.
+                  advance(LEASE.plusSeconds(1));
+                  assertThat(b.consume(message).status()).isEqualTo(Status.APPLIED);
+                })
+            .listener(eventsOfA::add)
+            .build();
+
+    assertThatThrownBy(() -> a.consume(Message.of("m-stale")))
+        .isInstanceOf(LeaseLostException.class)
+        .hasMessageContaining("m-stale")
+        .satisfies(
+            e -> {
+              LeaseLostException lost = (LeaseLostException) e;
+              assertThat(lost.claim().fencingToken()).isEqualTo(1);
+              assertThat(lost.currentState()).isEqualTo(RecordState.DONE);
+              assertThat(lost.currentAttempts()).isEqualTo(2);
+            });
+    assertThat(effects).hasValue(1);
+    assertThat(eventsOfA).extracting(InboxEvent::kind).contains(InboxEvent.Kind.LEASE_LOST);
+    InboxRecord record = store().find(CONSUMER, "m-stale").orElseThrow();
+    assertThat(record.state()).isEqualTo(RecordState.DONE);
+    assertThat(record.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  @DisplayName("6b. stale owner at the SPI: complete, fail, extend and markDead are all refused")
+  void staleClaimIsRefusedByEveryFencedOperation() {
+    Claim stale = begin("m-fence").claim();
+    advance(LEASE);
+    Claim current = begin("m-fence").claim();
+    assertThat(current.fencingToken()).isEqualTo(2);
+    InboxRecord before = store().find(CONSUMER, "m-fence").orElseThrow();
+
+    assertThatThrownBy(() -> store().complete(stale, null)).isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(() -> store().fail(stale, "x", Duration.ofSeconds(1)))
+        .isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(() -> store().extend(stale, LEASE)).isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(() -> store().markDead(stale, "x")).isInstanceOf(LeaseLostException.class);
+    assertThat(store().find(CONSUMER, "m-fence")).contains(before);
+
+    store().complete(current, null);
+    // After DONE even the current token is refused: DONE is terminal.
+    assertThatThrownBy(() -> store().complete(current, null))
+        .isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(() -> store().fail(current, "late", Duration.ZERO))
+        .isInstanceOf(LeaseLostException.class);
+    assertThat(store().find(CONSUMER, "m-fence").orElseThrow().state())
+        .isEqualTo(RecordState.DONE);
+  }
+
+  @Test
+  @DisplayName("7. poison: max failed attempts park it DEAD, dead letter runs once, then DEAD")
+  void poisonMessageIsParkedAsDead() {
+    AtomicInteger calls = new AtomicInteger();
+    List<String> deadLetters = new CopyOnWriteArrayList<>();
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(CONSUMER, store())
+            .handler(
+                (message, attempt) -> {
+                  calls.incrementAndGet();
+                  throw new IllegalArgumentException("cannot parse order");
+                })
+            .config(config(3).build())
+            .deadLetterHandler((message, record) -> deadLetters.add(message.id()))
+            .build();
+    Message poison = Message.of("m-poison");
+
+    assertThat(c.consume(poison).status()).isEqualTo(Status.FAILED);
+    advance(Duration.ofSeconds(1));
+    assertThat(c.consume(poison).status()).isEqualTo(Status.FAILED);
+    advance(Duration.ofSeconds(2));
+    Outcome third = c.consume(poison);
+    assertThat(third.status()).isEqualTo(Status.DEAD);
+    assertThat(third.error()).hasMessage("cannot parse order");
+    assertThat(deadLetters).containsExactly("m-poison");
+
+    for (int i = 0; i < 3; i++) {
+      advance(Duration.ofMinutes(10));
+      assertThat(c.consume(poison).status()).isEqualTo(Status.DEAD);
+    }
+    assertThat(calls).hasValue(3);
+    assertThat(deadLetters).containsExactly("m-poison");
+    InboxRecord dead = store().find(CONSUMER, "m-poison").orElseThrow();
+    assertThat(dead.state()).isEqualTo(RecordState.DEAD);
+    assertThat(dead.attempts()).isEqualTo(3);
+    assertThat(dead.lastError()).contains("cannot parse order");
+  }
+
+  @Test
+  @DisplayName("7b. poison by crash: a message that kills its process every time ends DEAD")
+  void messageThatCrashesEveryAttemptEndsDead() {
+    List<String> deadLetters = new CopyOnWriteArrayList<>();
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(CONSUMER, store())
+            .handler((message, attempt) -> calls.incrementAndGet())
+            .config(config(3).build())
+            .deadLetterHandler((message, record) -> deadLetters.add(message.id()))
+            .build();
+    // Three "processes" claim and die (no complete, no fail).
+    assertThat(begin(CONSUMER, "m-killer", 3).kind()).isEqualTo(Kind.CLAIMED);
+    advance(LEASE);
+    assertThat(begin(CONSUMER, "m-killer", 3).kind()).isEqualTo(Kind.TAKEN_OVER);
+    advance(LEASE);
+    assertThat(begin(CONSUMER, "m-killer", 3).kind()).isEqualTo(Kind.TAKEN_OVER);
+    advance(LEASE);
+
+    Outcome outcome = c.consume(Message.of("m-killer"));
+    assertThat(outcome.status()).isEqualTo(Status.DEAD);
+    assertThat(outcome.attempts()).isEqualTo(3);
+    assertThat(c.consume(Message.of("m-killer")).status()).isEqualTo(Status.DEAD);
+    assertThat(calls).hasValue(0);
+    assertThat(deadLetters).containsExactly("m-killer");
+    assertThat(store().find(CONSUMER, "m-killer").orElseThrow().lastError())
+        .isNotBlank();
+  }
+
+  @Test
+  @DisplayName("8. prune never deletes PROCESSING, DEAD or DONE records inside the window")
+  void pruneRespectsStateAndWindow() {
+    store().complete(begin("old-done").claim(), null);
+    begin("old-processing"); // lease expires below, still never pruned
+    store().markDead(begin("old-dead").claim(), "poison");
+    Claim failed = begin("old-failed").claim();
+    store().fail(failed, "boom", Duration.ofSeconds(5));
+    advance(Duration.ofDays(2));
+    Instant cutoff = store().currentTime().minus(Duration.ofDays(1));
+    store().complete(begin("young-done").claim(), null);
+    begin("young-processing");
+
+    assertThat(store().prune(cutoff)).isEqualTo(1);
+
+    assertThat(store().find(CONSUMER, "old-done")).isEmpty();
+    for (String kept :
+        List.of("old-processing", "old-dead", "old-failed", "young-done", "young-processing")) {
+      assertThat(store().find(CONSUMER, kept)).as(kept).isPresent();
+    }
+    assertThat(store().prune(cutoff)).isZero();
+  }
+
+  // ---- beyond the eight scenarios ------------------------------------------------------------
+
+  @Test
+  @DisplayName("prune of one consumer leaves the other consumers' records alone")
+  void prunePerConsumer() {
+    store().complete(begin("billing", "m-1", 5).claim(), null);
+    store().complete(begin("shipping", "m-1", 5).claim(), null);
+    advance(Duration.ofHours(2));
+    assertThat(store().prune("billing", store().currentTime())).isEqualTo(1);
+    assertThat(store().find("billing", "m-1")).isEmpty();
+    assertThat(store().find("shipping", "m-1")).isPresent();
+  }
+
+  @Test
+  @DisplayName("the same message id for two consumers is two independent records")
+  void consumersAreIndependent() {
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentConsumer billing = consumer("billing", counting(calls)).build();
+    IdempotentConsumer shipping = consumer("shipping", counting(calls)).build();
+    assertThat(billing.consume(Message.of("evt-7")).status()).isEqualTo(Status.APPLIED);
+    assertThat(shipping.consume(Message.of("evt-7")).status()).isEqualTo(Status.APPLIED);
+    assertThat(billing.consume(Message.of("evt-7")).status()).isEqualTo(Status.DUPLICATE);
+    assertThat(calls).hasValue(2);
+  }
+
+  @Test
+  @DisplayName("extend pushes the lease out: no takeover while extended, takeover after")
+  void leaseExtension() {
+    Claim claim = begin("m-long").claim();
+    advance(LEASE.minusSeconds(5));
+    Claim extended = store().extend(claim, LEASE);
+    assertThat(extended.fencingToken()).isEqualTo(claim.fencingToken());
+    assertThat(extended.leaseUntil()).isAfter(claim.leaseUntil());
+    advance(Duration.ofSeconds(10)); // past the original lease, inside the extension
+    assertThat(begin("m-long").kind()).isEqualTo(Kind.IN_FLIGHT);
+    advance(LEASE);
+    BeginResult takeover = begin("m-long");
+    assertThat(takeover.kind()).isEqualTo(Kind.TAKEN_OVER);
+    assertThatThrownBy(() -> store().extend(extended, LEASE))
+        .isInstanceOf(LeaseLostException.class);
+  }
+
+  @Test
+  @DisplayName("a handler that extends its own lease keeps its claim")
+  void handlerExtendsItsLease() {
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentConsumer other = consumer(CONSUMER, counting(calls)).build();
+    IdempotentConsumer slow =
+        consumer(
+                CONSUMER,
+                (message, attempt) -> {
+                  for (int i = 0; i < 3; i++) {
+                    advance(LEASE.minusSeconds(5));
+                    attempt.extendLease(LEASE);
+                    assertThat(other.consume(message).status()).isEqualTo(Status.IN_FLIGHT);
+                  }
+                })
+            .build();
+    assertThat(slow.consume(Message.of("m-slow")).status()).isEqualTo(Status.APPLIED);
+    assertThat(calls).hasValue(0);
+  }
+
+  @Test
+  @DisplayName("fenced operations on a record that does not exist are unknown claims")
+  void unknownClaims() {
+    Claim ghost = new Claim(CONSUMER, "never-begun", 1, store().currentTime().plus(LEASE));
+    assertThatThrownBy(() -> store().complete(ghost, null))
+        .isInstanceOf(UnknownClaimException.class)
+        .hasMessageContaining("never-begun");
+    assertThatThrownBy(() -> store().fail(ghost, "x", Duration.ZERO))
+        .isInstanceOf(UnknownClaimException.class);
+    assertThatThrownBy(() -> store().extend(ghost, LEASE))
+        .isInstanceOf(UnknownClaimException.class);
+    assertThatThrownBy(() -> store().markDead(ghost, "x"))
+        .isInstanceOf(UnknownClaimException.class);
+    assertThat(store().find(CONSUMER, "never-begun")).isEmpty();
+
+    Claim real = begin("m-real").claim();
+    Claim forged = new Claim(CONSUMER, "m-real", 7, real.leaseUntil());
+    assertThatThrownBy(() -> store().complete(forged, null))
+        .isInstanceOf(UnknownClaimException.class);
+    assertThat(store().find(CONSUMER, "m-real").orElseThrow().state())
+        .isEqualTo(RecordState.PROCESSING);
+  }
+
+  @Test
+  @DisplayName("same id with another payload is refused, never applied; the record is unchanged")
+  void payloadMismatchIsRefused() {
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(CONSUMER, store())
+            .handler(counting(calls))
+            .config(config(5).fingerprintPayloads(true).build())
+            .build();
+    byte[] original = "{\"amount\":10}".getBytes(StandardCharsets.UTF_8);
+    byte[] altered = "{\"amount\":99}".getBytes(StandardCharsets.UTF_8);
+    assertThat(c.consume(Message.of("m-pay", "payments", original)).status())
+        .isEqualTo(Status.APPLIED);
+    InboxRecord before = store().find(CONSUMER, "m-pay").orElseThrow();
+    assertThat(before.payloadHash()).hasSize(64);
+
+    assertThatThrownBy(() -> c.consume(Message.of("m-pay", "payments", altered)))
+        .isInstanceOf(PayloadMismatchException.class)
+        .hasMessageContaining("m-pay");
+    assertThat(store().find(CONSUMER, "m-pay")).contains(before);
+    assertThat(c.consume(Message.of("m-pay", "payments", original)).status())
+        .isEqualTo(Status.DUPLICATE);
+    assertThat(calls).hasValue(1);
+
+    // A mismatch on an in-flight record is refused too, and does not disturb the owner.
+    BeginResult owner =
+        store().begin(new BeginRequest(CONSUMER, "m-pay-2", LEASE, 5, "a".repeat(64)));
+    assertThatThrownBy(
+            () -> store().begin(new BeginRequest(CONSUMER, "m-pay-2", LEASE, 5, "b".repeat(64))))
+        .isInstanceOf(PayloadMismatchException.class);
+    store().complete(owner.claim(), null);
+  }
+
+  @Test
+  @DisplayName("a duplicate gets the first run's stored result back")
+  void storedResultAnswersDuplicates() {
+    AtomicInteger calls = new AtomicInteger();
+    byte[] receipt = "receipt-42".getBytes(StandardCharsets.UTF_8);
+    IdempotentConsumer c =
+        consumer(
+                CONSUMER,
+                (message, attempt) -> {
+                  calls.incrementAndGet();
+                  attempt.keepResult(receipt);
+                })
+            .build();
+    Outcome applied = c.consume(Message.of("m-result"));
+    Outcome duplicate = c.consume(Message.of("m-result"));
+    assertThat(applied.result()).hasValueSatisfying(r -> assertThat(r).isEqualTo(receipt));
+    assertThat(duplicate.status()).isEqualTo(Status.DUPLICATE);
+    assertThat(duplicate.result()).hasValueSatisfying(r -> assertThat(r).isEqualTo(receipt));
+    assertThat(calls).hasValue(1);
+
+    // Binary results survive byte for byte.
+    byte[] binary = new byte[256];
+    for (int i = 0; i < binary.length; i++) {
+      binary[i] = (byte) i;
+    }
+    store().complete(begin("m-binary").claim(), binary);
+    assertThat(store().find(CONSUMER, "m-binary").orElseThrow().result()).isEqualTo(binary);
+  }
+
+  @Test
+  @DisplayName("a long error text is bounded, not refused")
+  void longErrorsAreBounded() {
+    Claim claim = begin("m-error").claim();
+    String huge = "é".repeat(InboxRecord.MAX_ERROR_LENGTH * 3);
+    store().fail(claim, huge, Duration.ofSeconds(1));
+    assertThat(store().find(CONSUMER, "m-error").orElseThrow().lastError())
+        .hasSizeLessThanOrEqualTo(InboxRecord.MAX_ERROR_LENGTH)
+        .startsWith("éééé");
+  }
+
+  @Test
+  @DisplayName("bad ids and consumer names are refused with specific errors; nothing changes")
+  void badInputIsRefused() {
+    store().complete(begin("keep-me").claim(), null);
+    InboxRecord kept = store().find(CONSUMER, "keep-me").orElseThrow();
+    List<String> badIds =
+        Arrays.asList(null, "", "   ", "x".repeat(Message.MAX_ID_LENGTH + 1), "nul\0byte",
+            "lone\uD800surrogate");
+    for (String id : badIds) {
+      assertThatThrownBy(() -> begin(id)).as(String.valueOf(id))
+          .isInstanceOf(InvalidMessageIdException.class);
+      assertThatThrownBy(() -> store().find(CONSUMER, id)).as(String.valueOf(id))
+          .isInstanceOf(InvalidMessageIdException.class);
+    }
+    List<String> badNames =
+        Arrays.asList(null, "", "\t", "c".repeat(IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH + 1));
+    for (String name : badNames) {
+      assertThatThrownBy(() -> begin(name, "m-1", 5)).isInstanceOf(
+          InvalidConsumerNameException.class);
+      assertThatThrownBy(() -> store().prune(name, store().currentTime()))
+          .isInstanceOf(InvalidConsumerNameException.class);
+    }
+    assertThat(store().find(CONSUMER, "keep-me")).contains(kept);
+    assertThat(store().list(RecordState.PROCESSING, null, 10)).isEmpty();
+  }
+
+  @Test
+  @DisplayName("ids with SQL meta-characters and unicode are stored and found verbatim")
+  void unusualButValidIds() {
+    List<String> ids =
+        List.of(
+            "'; DROP TABLE inbox; --",
+            "a\"b\\c%_*?",
+            "订单-2026-10-17",
+            "emoji-\uD83D\uDE00",
+            "x".repeat(Message.MAX_ID_LENGTH));
+    for (String id : ids) {
+      store().complete(begin(id).claim(), null);
+    }
+    for (String id : ids) {
+      assertThat(store().find(CONSUMER, id)).as(id).get()
+          .extracting(InboxRecord::messageId).isEqualTo(id);
+      assertThat(begin(id).kind()).as(id).isEqualTo(Kind.DUPLICATE);
+    }
+    assertThat(store().list(RecordState.DONE, CONSUMER, 100)).hasSize(ids.size());
+  }
+
+  @Test
+  @DisplayName("list filters by state and consumer, oldest first, up to the limit")
+  void listByState() {
+    begin("p-1");
+    advance(Duration.ofSeconds(1));
+    begin("billing", "p-2", 5);
+    advance(Duration.ofSeconds(1));
+    begin("p-3");
+    store().complete(begin("d-1").claim(), null);
+
+    assertThat(store().list(RecordState.PROCESSING, null, 10))
+        .extracting(InboxRecord::messageId)
+        .containsExactly("p-1", "p-2", "p-3");
+    assertThat(store().list(RecordState.PROCESSING, CONSUMER, 10))
+        .extracting(InboxRecord::messageId)
+        .containsExactly("p-1", "p-3");
+    assertThat(store().list(RecordState.PROCESSING, null, 2)).hasSize(2);
+    assertThat(store().list(RecordState.DONE, null, 10))
+        .extracting(InboxRecord::messageId)
+        .containsExactly("d-1");
+    assertThat(store().list(RecordState.DEAD, null, 10)).isEmpty();
+  }
+
+  @Test
+  @DisplayName("records carry their timestamps in the store's clock")
+  void recordTimestamps() {
+    Instant before = store().currentTime();
+    BeginResult begun = begin("m-ts");
+    InboxRecord r = begun.record();
+    assertThat(r.createdAt()).isAfterOrEqualTo(before.minusSeconds(1));
+    assertThat(r.leaseUntil()).isAfterOrEqualTo(r.createdAt().plus(LEASE).minusSeconds(1));
+    advance(Duration.ofSeconds(3));
+    InboxRecord done = store().complete(begun.claim(), null);
+    assertThat(done.leaseUntil()).isNull();
+    assertThat(done.createdAt()).isEqualTo(r.createdAt());
+    assertThat(done.updatedAt()).isAfter(r.updatedAt());
+  }
+
+  // ---- concurrency -----------------------------------------------------------------------------
+
+  @Test
+  @Timeout(60)
+  @DisplayName("N concurrent begins for one key: exactly one is claimed")
+  void concurrentBeginsClaimOnce() throws Exception {
+    for (int round = 0; round < 20; round++) {
+      String id = "race-" + round;
+      int workers = workerThreads();
+      CountDownLatch start = new CountDownLatch(1);
+      ExecutorService pool = Executors.newFixedThreadPool(workers);
+      try {
+        List<Future<BeginResult>> futures = new ArrayList<>();
+        for (int i = 0; i < workers; i++) {
+          futures.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    return begin(id);
+                  }));
+        }
+        start.countDown();
+        int claimed = 0;
+        for (Future<BeginResult> f : futures) {
+          BeginResult r = f.get(30, TimeUnit.SECONDS);
+          if (r.claimed()) {
+            claimed++;
+          } else {
+            assertThat(r.kind()).isEqualTo(Kind.IN_FLIGHT);
+          }
+        }
+        assertThat(claimed).as("claims for %s", id).isEqualTo(1);
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  @Test
+  @Timeout(120)
+  @DisplayName("stress: thousands of ids, many duplicates each, many threads; one effect per id")
+  void concurrentStress() throws Exception {
+    int ids = stressMessageCount();
+    int copies = 5;
+    List<String> deliveries = new ArrayList<>(ids * copies);
+    for (int i = 0; i < ids; i++) {
+      for (int c = 0; c < copies; c++) {
+        deliveries.add("stress-" + i);
+      }
+    }
+    Collections.shuffle(deliveries, new Random(42));
+    ConcurrentLinkedQueue<String> queue = new ConcurrentLinkedQueue<>(deliveries);
+    Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+    Map<Status, AtomicInteger> statuses = new ConcurrentHashMap<>();
+    IdempotentConsumer c =
+        consumer(
+                CONSUMER,
+                (message, attempt) ->
+                    effects.computeIfAbsent(message.id(), k -> new AtomicInteger())
+                        .incrementAndGet())
+            .build();
+    int workers = workerThreads();
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int w = 0; w < workers; w++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  String id;
+                  while ((id = queue.poll()) != null) {
+                    Outcome o = c.consume(Message.of(id));
+                    statuses.computeIfAbsent(o.status(), k -> new AtomicInteger())
+                        .incrementAndGet();
+                    if (o.status() == Status.IN_FLIGHT) {
+                      queue.add(id); // the broker redelivers later
+                      Thread.onSpinWait();
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : futures) {
+        f.get(110, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(effects).hasSize(ids);
+    assertThat(effects.values()).allMatch(n -> n.get() == 1, "every id applied exactly once");
+    assertThat(statuses.get(Status.APPLIED)).hasValue(ids);
+    assertThat(statuses.get(Status.DUPLICATE).get()).isEqualTo(ids * (copies - 1));
+    assertThat(store().list(RecordState.DONE, CONSUMER, ids + 10)).hasSize(ids);
+    assertThat(store().list(RecordState.PROCESSING, CONSUMER, 10)).isEmpty();
+  }
+}

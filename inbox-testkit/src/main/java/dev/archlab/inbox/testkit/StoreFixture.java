@@ -1,0 +1,23 @@
+package dev.archlab.inbox.testkit;
+
+import dev.archlab.inbox.store.InboxStore;
+import java.time.Duration;
+
+/**
+ * One empty store under test plus a way to move its clock. A store with its own clock (a
+ * database's {@code now()}) can implement {@link #advanceTime} by shifting every stored timestamp
+ * back by the duration, which is the same as the clock moving forward for every comparison the
+ * store makes.
+ */
+public interface StoreFixture extends AutoCloseable {
+
+  /** The store under test; empty when the fixture is created. */
+  InboxStore store();
+
+  /** Moves the store's notion of "now" forward by {@code duration}. */
+  void advanceTime(Duration duration);
+
+  /** Releases what the fixture opened (connections, tables). */
+  @Override
+  default void close() throws Exception {}
+}
