@@ -4,6 +4,8 @@ import dev.archlab.inbox.internal.Fingerprint;
 import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.ClaimedEffect;
+import dev.archlab.inbox.store.ClaimedRun;
 import dev.archlab.inbox.store.InboxStore;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -43,7 +45,7 @@ public final class IdempotentConsumer implements AutoCloseable {
 
   private final String name;
   private final InboxStore store;
-  private final MessageHandler handler;
+  private final ClaimedEffect effect;
   private final InboxConfig config;
   private final InboxListener listener;
   private final DeadLetterHandler deadLetterHandler;
@@ -53,7 +55,7 @@ public final class IdempotentConsumer implements AutoCloseable {
   private IdempotentConsumer(Builder b) {
     this.name = b.name;
     this.store = b.store;
-    this.handler = b.handler;
+    this.effect = b.effect != null ? b.effect : handlerEffect(b.store, b.handler);
     this.config = b.config;
     this.listener = b.listener;
     this.deadLetterHandler = b.deadLetterHandler;
@@ -163,27 +165,39 @@ public final class IdempotentConsumer implements AutoCloseable {
 
   private Outcome runClaimed(Message message, Claim claim) {
     emitFor(InboxEvent.Kind.CLAIMED, message.id(), claim.fencingToken(), null);
-    RunningAttempt attempt = new RunningAttempt(claim);
+    RunningAttempt attempt = new RunningAttempt(message, claim);
     ScheduledFuture<?> heartbeat = startHeartbeat(attempt);
-    Exception failure = null;
+    InboxRecord done;
     try {
-      handler.handle(message, attempt);
+      done = effect.runAndComplete(attempt);
+    } catch (LeaseLostException lost) {
+      attempt.reportLeaseLost(lost);
+      throw lost;
     } catch (Exception e) {
-      failure = e;
+      if (attempt.hasHandlerReturned()) {
+        // The effect ran but recording DONE failed: not a handler failure. Leave the claim to
+        // expire so the crash path retries it, rather than counting an attempt as failed.
+        throw e instanceof RuntimeException r
+            ? r
+            : new InboxException(
+                "recording message '" + message.id() + "' as DONE failed: " + e.getMessage(), e);
+      }
+      return recordFailure(message, attempt, e);
     } finally {
       attempt.finish();
       if (heartbeat != null) {
         heartbeat.cancel(false);
       }
     }
+    emitFor(InboxEvent.Kind.APPLIED, message.id(), done.attempts(), null);
+    return Outcome.of(Outcome.Status.APPLIED, done);
+  }
+
+  private Outcome recordFailure(Message message, RunningAttempt attempt, Exception failure) {
+    attempt.finish();
     Claim current = attempt.claim();
+    String error = describe(failure);
     try {
-      if (failure == null) {
-        InboxRecord done = store.complete(current, attempt.result());
-        emitFor(InboxEvent.Kind.APPLIED, message.id(), done.attempts(), null);
-        return Outcome.of(Outcome.Status.APPLIED, done);
-      }
-      String error = describe(failure);
       if (!config.retryPolicy().hasAttemptsLeftAfter(current.fencingToken())) {
         InboxRecord dead = store.markDead(current, error);
         runDeadLetter(message, dead);
@@ -203,12 +217,17 @@ public final class IdempotentConsumer implements AutoCloseable {
           failure,
           null);
     } catch (LeaseLostException lost) {
-      if (failure != null) {
-        lost.addSuppressed(failure);
-      }
-      emitFor(InboxEvent.Kind.LEASE_LOST, message.id(), current.fencingToken(), lost);
+      lost.addSuppressed(failure);
+      attempt.reportLeaseLost(lost);
       throw lost;
     }
+  }
+
+  private static ClaimedEffect handlerEffect(InboxStore store, MessageHandler handler) {
+    return run -> {
+      handler.handle(run.message(), run.attempt());
+      return store.complete(run.handlerReturned(), run.keptResult());
+    };
   }
 
   private ScheduledFuture<?> startHeartbeat(RunningAttempt attempt) {
@@ -263,13 +282,50 @@ public final class IdempotentConsumer implements AutoCloseable {
   }
 
   /** The attempt handed to the handler; the heartbeat thread renews it too. */
-  private final class RunningAttempt implements Attempt {
+  private final class RunningAttempt implements Attempt, ClaimedRun {
+    private final Message message;
     private Claim claim; // guarded by this
     private boolean finished; // guarded by this
+    private boolean handlerReturned; // guarded by this
+    private boolean leaseLostReported; // guarded by this
     private byte[] result; // guarded by this
 
-    RunningAttempt(Claim claim) {
+    RunningAttempt(Message message, Claim claim) {
+      this.message = message;
       this.claim = claim;
+    }
+
+    @Override
+    public Message message() {
+      return message;
+    }
+
+    @Override
+    public Attempt attempt() {
+      return this;
+    }
+
+    @Override
+    public synchronized Claim handlerReturned() {
+      handlerReturned = true;
+      finished = true;
+      return claim;
+    }
+
+    synchronized boolean hasHandlerReturned() {
+      return handlerReturned;
+    }
+
+    @Override
+    public synchronized byte[] keptResult() {
+      return result == null ? null : result.clone();
+    }
+
+    synchronized void reportLeaseLost(LeaseLostException lost) {
+      if (!leaseLostReported) {
+        leaseLostReported = true;
+        emitFor(InboxEvent.Kind.LEASE_LOST, claim.messageId(), claim.fencingToken(), lost);
+      }
     }
 
     @Override
@@ -302,7 +358,7 @@ public final class IdempotentConsumer implements AutoCloseable {
       try {
         claim = store.extend(claim, lease);
       } catch (LeaseLostException lost) {
-        emitFor(InboxEvent.Kind.LEASE_LOST, claim.messageId(), claim.fencingToken(), lost);
+        reportLeaseLost(lost);
         throw lost;
       }
       emitFor(InboxEvent.Kind.LEASE_EXTENDED, claim.messageId(), claim.fencingToken(), null);
@@ -345,10 +401,6 @@ public final class IdempotentConsumer implements AutoCloseable {
     synchronized Claim claim() {
       return claim;
     }
-
-    synchronized byte[] result() {
-      return result;
-    }
   }
 
   /** Builds an {@link IdempotentConsumer}. */
@@ -356,6 +408,7 @@ public final class IdempotentConsumer implements AutoCloseable {
     private final String name;
     private final InboxStore store;
     private MessageHandler handler;
+    private ClaimedEffect effect;
     private InboxConfig config = InboxConfig.ofDefaults();
     private InboxListener listener = InboxListener.NOOP;
     private DeadLetterHandler deadLetterHandler = DeadLetterHandler.NONE;
@@ -369,6 +422,16 @@ public final class IdempotentConsumer implements AutoCloseable {
     /** The business effect. Required. */
     public Builder handler(MessageHandler handler) {
       this.handler = handler;
+      return this;
+    }
+
+    /**
+     * Instead of a {@link #handler}: a store-specific way to run the effect and record DONE in one
+     * step, such as the JDBC store's transactional mode. Integration SPI; most users call {@link
+     * #handler}.
+     */
+    public Builder effect(ClaimedEffect effect) {
+      this.effect = effect;
       return this;
     }
 
@@ -403,9 +466,12 @@ public final class IdempotentConsumer implements AutoCloseable {
      * @throws InvalidConfigurationException if no handler was given
      */
     public IdempotentConsumer build() {
-      if (handler == null) {
+      if ((handler == null) == (effect == null)) {
         throw new InvalidConfigurationException(
-            "consumer '" + name + "' needs a handler: call handler(...) before build()");
+            "consumer '"
+                + name
+                + "' needs exactly one of handler(...) or effect(...) before build(), got "
+                + (handler == null ? "neither" : "both"));
       }
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(listener, "listener");
