@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * How long DONE records are kept, checked against how long the broker may still redeliver a
  * message. A redelivery that arrives after its record was pruned is applied again — the designed
- * edge of the window — so the retention must be strictly longer than the broker's redelivery window,
- * and construction refuses anything else.
+ * edge of the window — so the retention must be strictly longer than the broker's redelivery
+ * window, and construction refuses anything else.
  *
  * @param retention how long a DONE record is kept after it was last updated
  * @param redeliveryWindow the longest time after which the broker may still redeliver a message

@@ -51,6 +51,7 @@ public final class IdempotentConsumer implements AutoCloseable {
   private final DeadLetterHandler deadLetterHandler;
   private final ScheduledExecutorService heartbeatScheduler;
   private final boolean ownsScheduler;
+  private volatile boolean closed;
 
   private IdempotentConsumer(Builder b) {
     this.name = b.name;
@@ -102,23 +103,24 @@ public final class IdempotentConsumer implements AutoCloseable {
    * Consumes one delivery: claims it, runs the handler if the claim succeeded and records the
    * result. Expected repeats are outcomes, not exceptions.
    *
-   * @throws PayloadMismatchException if payload fingerprints are on and this id was first seen
-   *     with another payload
+   * @throws PayloadMismatchException if payload fingerprints are on and this id was first seen with
+   *     another payload
    * @throws LeaseLostException if this instance's claim was taken over before it could record the
    *     result
    * @throws StoreUnavailableException if the store could not be reached
+   * @throws IllegalStateException if this consumer was closed
    */
   public Outcome consume(Message message) {
     Objects.requireNonNull(message, "message");
+    if (closed) {
+      // Claiming now would strand the message until its lease ends: the heartbeat is gone.
+      throw new IllegalStateException("consumer '" + name + "' is closed");
+    }
     String hash = config.fingerprintPayloads() ? Fingerprint.sha256Hex(message.payload()) : null;
     BeginResult begun =
         store.begin(
             new BeginRequest(
-                name,
-                message.id(),
-                config.lease(),
-                config.retryPolicy().maxAttempts(),
-                hash));
+                name, message.id(), config.lease(), config.retryPolicy().maxAttempts(), hash));
     InboxRecord record = begun.record();
     switch (begun.kind()) {
       case DUPLICATE:
@@ -276,6 +278,7 @@ public final class IdempotentConsumer implements AutoCloseable {
   /** Stops the heartbeat thread if this consumer created it. Does not close the store. */
   @Override
   public void close() {
+    closed = true;
     if (ownsScheduler) {
       heartbeatScheduler.shutdownNow();
     }

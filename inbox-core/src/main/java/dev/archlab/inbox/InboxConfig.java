@@ -1,7 +1,6 @@
 package dev.archlab.inbox;
 
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -18,13 +17,15 @@ public final class InboxConfig {
   private final RetryPolicy retryPolicy;
   private final DedupWindow dedupWindow;
   private final Duration heartbeatInterval;
+  private final boolean heartbeatAtThird;
   private final boolean fingerprintPayloads;
 
-  private InboxConfig(Builder b) {
+  private InboxConfig(Builder b, Duration heartbeatInterval) {
     this.lease = b.lease;
     this.retryPolicy = b.retryPolicy;
     this.dedupWindow = b.dedupWindow;
-    this.heartbeatInterval = b.heartbeatInterval;
+    this.heartbeatInterval = heartbeatInterval;
+    this.heartbeatAtThird = b.heartbeatAtThird;
     this.fingerprintPayloads = b.fingerprintPayloads;
   }
 
@@ -41,7 +42,9 @@ public final class InboxConfig {
     b.lease = base.lease;
     b.retryPolicy = base.retryPolicy;
     b.dedupWindow = base.dedupWindow;
-    b.heartbeatInterval = base.heartbeatInterval;
+    // A heartbeat chosen as "a third of the lease" follows a changed lease.
+    b.heartbeatInterval = base.heartbeatAtThird ? null : base.heartbeatInterval;
+    b.heartbeatAtThird = base.heartbeatAtThird;
     b.fingerprintPayloads = base.fingerprintPayloads;
     return b;
   }
@@ -149,18 +152,19 @@ public final class InboxConfig {
      */
     public InboxConfig build() {
       RetryPolicy.requirePositive(lease, "lease");
-      Objects.requireNonNull(retryPolicy, "retryPolicy");
-      Objects.requireNonNull(dedupWindow, "dedupWindow");
-      if (heartbeatAtThird) {
-        heartbeatInterval = lease.dividedBy(3);
-        heartbeatAtThird = false;
+      if (retryPolicy == null) {
+        throw new InvalidConfigurationException("retryPolicy must not be null");
       }
-      if (heartbeatInterval != null) {
-        RetryPolicy.requirePositive(heartbeatInterval, "heartbeat interval");
-        if (heartbeatInterval.compareTo(lease) >= 0) {
+      if (dedupWindow == null) {
+        throw new InvalidConfigurationException("dedupWindow must not be null");
+      }
+      Duration interval = heartbeatAtThird ? lease.dividedBy(3) : heartbeatInterval;
+      if (interval != null) {
+        RetryPolicy.requirePositive(interval, "heartbeat interval");
+        if (interval.compareTo(lease) >= 0) {
           throw new InvalidConfigurationException(
               "heartbeat interval ("
-                  + heartbeatInterval
+                  + interval
                   + ") must be shorter than the lease ("
                   + lease
                   + "), or the lease runs out between two renewals");
@@ -168,10 +172,13 @@ public final class InboxConfig {
       }
       if (dedupWindow.retention().compareTo(lease) <= 0) {
         throw new InvalidConfigurationException(
-            "dedup retention (" + dedupWindow.retention() + ") must be longer than the lease ("
-                + lease + ")");
+            "dedup retention ("
+                + dedupWindow.retention()
+                + ") must be longer than the lease ("
+                + lease
+                + ")");
       }
-      return new InboxConfig(this);
+      return new InboxConfig(this, interval);
     }
   }
 }

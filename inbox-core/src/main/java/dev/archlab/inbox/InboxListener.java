@@ -2,8 +2,8 @@ package dev.archlab.inbox;
 
 /**
  * Receives {@link InboxEvent}s synchronously on the consuming thread (or the heartbeat thread for
- * lease renewals). Implementations must be fast and thread-safe; an exception thrown here is
- * logged and otherwise ignored, so a broken listener never changes an outcome.
+ * lease renewals). Implementations must be fast and thread-safe; an exception thrown here is logged
+ * and otherwise ignored, so a broken listener never changes an outcome.
  */
 @FunctionalInterface
 public interface InboxListener {

@@ -70,7 +70,9 @@ public record InboxRecord(
     return new Claim(consumer, messageId, attempts, leaseUntil);
   }
 
-  /** Cuts an error text to {@link #MAX_ERROR_LENGTH} characters, never splitting a surrogate pair. */
+  /**
+   * Cuts an error text to {@link #MAX_ERROR_LENGTH} characters, never splitting a surrogate pair.
+   */
   public static String boundError(String error) {
     if (error == null || error.length() <= MAX_ERROR_LENGTH) {
       return error;

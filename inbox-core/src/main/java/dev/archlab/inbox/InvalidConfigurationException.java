@@ -1,8 +1,8 @@
 package dev.archlab.inbox;
 
 /**
- * A configuration value was refused when a builder was built. The message names the setting and
- * the value that was given.
+ * A configuration value was refused when a builder was built. The message names the setting and the
+ * value that was given.
  */
 public class InvalidConfigurationException extends InboxException {
   private static final long serialVersionUID = 1L;

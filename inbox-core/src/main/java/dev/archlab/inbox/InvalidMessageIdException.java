@@ -2,8 +2,7 @@ package dev.archlab.inbox;
 
 /**
  * A message id was refused: null, blank, longer than {@link Message#MAX_ID_LENGTH}, or holding
- * characters no database can store (control characters, unpaired surrogates). Nothing was
- * written.
+ * characters no database can store (control characters, unpaired surrogates). Nothing was written.
  */
 public class InvalidMessageIdException extends InboxException {
   private static final long serialVersionUID = 1L;

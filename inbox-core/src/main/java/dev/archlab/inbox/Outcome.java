@@ -14,7 +14,8 @@ import java.util.Optional;
  * @param attempts the record's attempt number
  * @param retryAfter IN_FLIGHT: time until the current lease or retry time passes; FAILED: the
  *     backoff delay; otherwise zero
- * @param retryAt FAILED: earliest retry time in the store's clock; otherwise null
+ * @param retryAt FAILED: earliest retry time; IN_FLIGHT: when the current lease or retry time ends;
+ *     both in the store's clock; otherwise null
  * @param error FAILED or DEAD by failure: what the handler threw; otherwise null
  * @param storedResult DUPLICATE or APPLIED: the result kept with the record, if any
  */

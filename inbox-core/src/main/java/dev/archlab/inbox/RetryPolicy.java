@@ -15,6 +15,10 @@ import java.util.function.DoubleSupplier;
  * multiplier 2, at most 5 min, jitter 0.2.
  */
 public final class RetryPolicy {
+  /** Longest delay accepted: far beyond any sane backoff, far below where nanoseconds overflow. */
+  static final Duration MAX_DURATION = Duration.ofDays(365);
+
+  // Declared after MAX_DURATION: building the defaults reads it.
   private static final RetryPolicy DEFAULTS = custom().build();
 
   private final int maxAttempts;
@@ -77,8 +81,8 @@ public final class RetryPolicy {
   }
 
   /**
-   * The delay before the next attempt after attempt number {@code failedAttempt} (1-based)
-   * failed. Always within {@code [0, maxDelay]}.
+   * The delay before the next attempt after attempt number {@code failedAttempt} (1-based) failed.
+   * Always within {@code [0, maxDelay]}.
    */
   public Duration delayAfter(int failedAttempt) {
     if (failedAttempt < 1) {
@@ -169,10 +173,17 @@ public final class RetryPolicy {
       }
       requirePositive(initialDelay, "retry initialDelay");
       requirePositive(maxDelay, "retry maxDelay");
+      if (maxDelay.compareTo(MAX_DURATION) > 0) {
+        throw new InvalidConfigurationException(
+            "retry maxDelay must be at most " + MAX_DURATION + ", was " + maxDelay);
+      }
       if (maxDelay.compareTo(initialDelay) < 0) {
         throw new InvalidConfigurationException(
-            "retry maxDelay (" + maxDelay + ") must not be shorter than initialDelay ("
-                + initialDelay + ")");
+            "retry maxDelay ("
+                + maxDelay
+                + ") must not be shorter than initialDelay ("
+                + initialDelay
+                + ")");
       }
       if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
         throw new InvalidConfigurationException(

@@ -126,8 +126,11 @@ class SeedScenariosTest {
                 InboxConfig.custom()
                     .lease(Duration.ofSeconds(1))
                     .retryPolicy(
-                        RetryPolicy.custom().initialDelay(Duration.ofSeconds(1)).multiplier(1)
-                            .jitter(0).build())
+                        RetryPolicy.custom()
+                            .initialDelay(Duration.ofSeconds(1))
+                            .multiplier(1)
+                            .jitter(0)
+                            .build())
                     .build())
             .handler(
                 (message, attempt) -> {

@@ -30,7 +30,10 @@ public final class Identifiers {
     if (value == null) {
       return "must not be null";
     }
-    if (value.isBlank()) {
+    if (value
+        .codePoints()
+        .allMatch(cp -> Character.isWhitespace(cp) || Character.isSpaceChar(cp))) {
+      // isBlank() alone lets through ids made only of no-break spaces (U+00A0, U+2007, U+202F).
       return "must not be blank";
     }
     if (value.length() > maxLength) {

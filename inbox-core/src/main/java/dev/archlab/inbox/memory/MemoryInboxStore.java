@@ -308,8 +308,7 @@ public final class MemoryInboxStore implements InboxStore {
         throw new UnknownClaimException(
             claim, "the record has only reached attempt " + current.attempts());
       }
-      if (current.state() != RecordState.PROCESSING
-          || current.attempts() != claim.fencingToken()) {
+      if (current.state() != RecordState.PROCESSING || current.attempts() != claim.fencingToken()) {
         throw new LeaseLostException(claim, current.state(), current.attempts());
       }
       slot.record = transition.apply(current, clock.instant());

@@ -14,8 +14,8 @@ import java.util.Objects;
  * @param consumer the logical consumer name
  * @param messageId the producer-made id
  * @param lease how long the claim excludes others, measured in the store's clock
- * @param maxAttempts a takeover of an expired claim that already used this many attempts parks
- *     the record as DEAD instead of claiming it
+ * @param maxAttempts a takeover of an expired claim that already used this many attempts parks the
+ *     record as DEAD instead of claiming it
  * @param payloadHash fingerprint of the payload to record or compare; null to skip the check
  */
 public record BeginRequest(

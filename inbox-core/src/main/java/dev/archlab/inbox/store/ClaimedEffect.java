@@ -4,8 +4,8 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.LeaseLostException;
 
 /**
- * Runs the business effect of a claimed message and records it DONE as one step. The default runs
- * a {@link dev.archlab.inbox.MessageHandler} and then calls {@link InboxStore#complete}; a database
+ * Runs the business effect of a claimed message and records it DONE as one step. The default runs a
+ * {@link dev.archlab.inbox.MessageHandler} and then calls {@link InboxStore#complete}; a database
  * store supplies one that runs the handler and the fenced completion in a single transaction, so
  * the DONE write and the business write commit or roll back together.
  *

@@ -4,9 +4,7 @@ import dev.archlab.inbox.Attempt;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.Message;
 
-/**
- * A message this instance has claimed, handed to a {@link ClaimedEffect}. Thread-safe.
- */
+/** A message this instance has claimed, handed to a {@link ClaimedEffect}. Thread-safe. */
 public interface ClaimedRun {
 
   Message message();

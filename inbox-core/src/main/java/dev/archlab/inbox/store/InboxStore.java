@@ -37,8 +37,8 @@ public interface InboxStore {
    *   <li>PROCESSING, lease passed, attempts at {@code maxAttempts} → DEAD → {@code DIED}
    * </ul>
    *
-   * @throws PayloadMismatchException if the request carries a payload hash, the record has one,
-   *     and they differ; the record is unchanged
+   * @throws PayloadMismatchException if the request carries a payload hash, the record has one, and
+   *     they differ; the record is unchanged
    */
   BeginResult begin(BeginRequest request);
 

@@ -31,7 +31,11 @@ public final class SeedStory {
 
   /** What one scenario did and whether its facts held. */
   public record Scenario(
-      String name, List<String> outcomes, int handlerCalls, int attempts, boolean passed,
+      String name,
+      List<String> outcomes,
+      int handlerCalls,
+      int attempts,
+      boolean passed,
       String note) {}
 
   private static final Duration LEASE = Duration.ofMillis(300);
@@ -78,8 +82,10 @@ public final class SeedStory {
   }
 
   private Message message(String name) {
-    return Message.of(runId + "-" + name, "order.placed", ("{\"order\":\"" + name + "\"}")
-        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return Message.of(
+        runId + "-" + name,
+        "order.placed",
+        ("{\"order\":\"" + name + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   Scenario repeatDelivery() {
@@ -90,7 +96,12 @@ public final class SeedStory {
       seen.add(c.consume(message("repeat")).status().name());
     }
     boolean ok = seen.equals(List.of("APPLIED", "DUPLICATE", "DUPLICATE")) && calls.get() == 1;
-    return new Scenario("repeat delivery", seen, calls.get(), 1, ok,
+    return new Scenario(
+        "repeat delivery",
+        seen,
+        calls.get(),
+        1,
+        ok,
         "the broker redelivered a finished message twice; acknowledged without running");
   }
 
@@ -110,10 +121,12 @@ public final class SeedStory {
     try {
       List<Future<Outcome>> futures = new ArrayList<>();
       for (int i = 0; i < workers; i++) {
-        futures.add(pool.submit(() -> {
-          start.await();
-          return c.consume(message("concurrent"));
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return c.consume(message("concurrent"));
+                }));
       }
       start.countDown();
       for (Future<Outcome> f : futures) {
@@ -123,9 +136,14 @@ public final class SeedStory {
       pool.shutdownNow();
     }
     long applied = seen.stream().filter("APPLIED"::equals).count();
-    return new Scenario("concurrent duplicates", seen, calls.get(), 1,
+    return new Scenario(
+        "concurrent duplicates",
+        seen,
+        calls.get(),
+        1,
         applied == 1 && calls.get() == 1,
-        workers + " instances got the same message at once; one ran it, the rest were told to"
+        workers
+            + " instances got the same message at once; one ran it, the rest were told to"
             + " redeliver later");
   }
 
@@ -148,10 +166,15 @@ public final class SeedStory {
         Thread.sleep(Math.max(1, last.retryAfter().toMillis()) + 5);
       }
     } while (last.status() != Outcome.Status.APPLIED && seen.size() < 20);
-    boolean ok = last.status() == Outcome.Status.APPLIED && calls.get() == 3
-        && last.attempts() == 3;
-    return new Scenario("handler failure, retried with backoff", seen, calls.get(),
-        last.attempts(), ok, "failed twice, redelivered after each backoff delay, applied on try 3");
+    boolean ok =
+        last.status() == Outcome.Status.APPLIED && calls.get() == 3 && last.attempts() == 3;
+    return new Scenario(
+        "handler failure, retried with backoff",
+        seen,
+        calls.get(),
+        last.attempts(),
+        ok,
+        "failed twice, redelivered after each backoff delay, applied on try 3");
   }
 
   Scenario crashAndTakeover() throws Exception {
@@ -167,10 +190,19 @@ public final class SeedStory {
     Outcome after = b.consume(m);
     seen.add(after.status().name());
     seen.add(b.consume(m).status().name());
-    boolean ok = crashed.claimed() && within.status() == Outcome.Status.IN_FLIGHT
-        && after.status() == Outcome.Status.APPLIED && after.attempts() == 2 && calls.get() == 1;
-    return new Scenario("crash mid-processing, takeover after the lease", seen, calls.get(),
-        after.attempts(), ok, "in flight while the dead owner's lease ran; taken over at attempt 2");
+    boolean ok =
+        crashed.claimed()
+            && within.status() == Outcome.Status.IN_FLIGHT
+            && after.status() == Outcome.Status.APPLIED
+            && after.attempts() == 2
+            && calls.get() == 1;
+    return new Scenario(
+        "crash mid-processing, takeover after the lease",
+        seen,
+        calls.get(),
+        after.attempts(),
+        ok,
+        "in flight while the dead owner's lease ran; taken over at attempt 2");
   }
 
   Scenario staleOwnerFenced() {
@@ -195,8 +227,12 @@ public final class SeedStory {
       seen.add("A:LEASE_LOST");
     }
     InboxRecord rec = store.find("demo-notifier", m.id()).orElseThrow();
-    return new Scenario("stale owner fenced out", seen, runsOfA.get() + effects.get(),
-        rec.attempts(), fenced && effects.get() == 1 && rec.attempts() == 2,
+    return new Scenario(
+        "stale owner fenced out",
+        seen,
+        runsOfA.get() + effects.get(),
+        rec.attempts(),
+        fenced && effects.get() == 1 && rec.attempts() == 2,
         "A paused past its lease, B took over and finished; A's completion was refused, so only"
             + " B's run counts");
   }
@@ -206,12 +242,21 @@ public final class SeedStory {
     AtomicInteger deadLetters = new AtomicInteger();
     IdempotentConsumer c =
         IdempotentConsumer.builder("demo-notifier", store)
-            .handler((m, a) -> {
-              calls.incrementAndGet();
-              throw new IllegalArgumentException("unparseable order");
-            })
-            .config(InboxConfig.custom().lease(LEASE).retryPolicy(RetryPolicy.custom()
-                .maxAttempts(3).initialDelay(Duration.ofMillis(50)).jitter(0).build()).build())
+            .handler(
+                (m, a) -> {
+                  calls.incrementAndGet();
+                  throw new IllegalArgumentException("unparseable order");
+                })
+            .config(
+                InboxConfig.custom()
+                    .lease(LEASE)
+                    .retryPolicy(
+                        RetryPolicy.custom()
+                            .maxAttempts(3)
+                            .initialDelay(Duration.ofMillis(50))
+                            .jitter(0)
+                            .build())
+                    .build())
             .deadLetterHandler((m, r) -> deadLetters.incrementAndGet())
             .build();
     List<String> seen = new ArrayList<>();
@@ -222,9 +267,17 @@ public final class SeedStory {
       Thread.sleep(last.retryAfter().toMillis() + 5);
     } while (last.status() != Outcome.Status.DEAD && seen.size() < 20);
     seen.add(c.consume(message("poison")).status().name());
-    boolean ok = last.status() == Outcome.Status.DEAD && calls.get() == 3
-        && deadLetters.get() == 1 && seen.get(seen.size() - 1).equals("DEAD");
-    return new Scenario("poison message parked as DEAD", seen, calls.get(), last.attempts(), ok,
+    boolean ok =
+        last.status() == Outcome.Status.DEAD
+            && calls.get() == 3
+            && deadLetters.get() == 1
+            && seen.get(seen.size() - 1).equals("DEAD");
+    return new Scenario(
+        "poison message parked as DEAD",
+        seen,
+        calls.get(),
+        last.attempts(),
+        ok,
         "3 failed attempts, dead-letter path ran once, later deliveries report DEAD");
   }
 
@@ -238,9 +291,18 @@ public final class SeedStory {
     long pruned = store.prune("demo-notifier", store.currentTime());
     seen.add("pruned " + pruned + " DONE record(s)");
     seen.add(c.consume(message("window")).status().name());
-    boolean ok = seen.get(0).equals("APPLIED") && seen.get(1).equals("DUPLICATE")
-        && pruned >= 1 && seen.get(3).equals("APPLIED") && calls.get() == 2;
-    return new Scenario("dedup window edge after prune", seen, calls.get(), 1, ok,
+    boolean ok =
+        seen.get(0).equals("APPLIED")
+            && seen.get(1).equals("DUPLICATE")
+            && pruned >= 1
+            && seen.get(3).equals("APPLIED")
+            && calls.get() == 2;
+    return new Scenario(
+        "dedup window edge after prune",
+        seen,
+        calls.get(),
+        1,
+        ok,
         "after its record was pruned the same id applied again: retention must outlast"
             + " redelivery");
   }

@@ -17,14 +17,19 @@ public final class SeedStoryDemo {
     for (SeedStory.Scenario s : scenarios) {
       System.out.printf(
           "%-4s %-48s handler calls=%d attempts=%d%n     outcomes: %s%n     %s%n",
-          s.passed() ? "ok" : "FAIL", s.name(), s.handlerCalls(), s.attempts(),
-          String.join(" -> ", s.outcomes()), s.note());
+          s.passed() ? "ok" : "FAIL",
+          s.name(),
+          s.handlerCalls(),
+          s.attempts(),
+          String.join(" -> ", s.outcomes()),
+          s.note());
       if (s.passed()) {
         passed++;
       }
     }
     boolean all = passed == scenarios.size();
-    System.out.printf("%nverdict: %s (%d of %d scenarios held)%n",
+    System.out.printf(
+        "%nverdict: %s (%d of %d scenarios held)%n",
         all ? "EXACTLY-ONCE EFFECT HELD" : "VIOLATION", passed, scenarios.size());
     if (!all) {
       System.exit(1);

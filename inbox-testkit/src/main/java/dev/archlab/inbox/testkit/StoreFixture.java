@@ -4,10 +4,9 @@ import dev.archlab.inbox.store.InboxStore;
 import java.time.Duration;
 
 /**
- * One empty store under test plus a way to move its clock. A store with its own clock (a
- * database's {@code now()}) can implement {@link #advanceTime} by shifting every stored timestamp
- * back by the duration, which is the same as the clock moving forward for every comparison the
- * store makes.
+ * One empty store under test plus a way to move its clock. A store with its own clock (a database's
+ * {@code now()}) can implement {@link #advanceTime} by shifting every stored timestamp back by the
+ * duration, which is the same as the clock moving forward for every comparison the store makes.
  */
 public interface StoreFixture extends AutoCloseable {
 

@@ -1,0 +1,842 @@
+package dev.archlab.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.archlab.inbox.InboxEvent.Kind;
+import dev.archlab.inbox.Outcome.Status;
+import dev.archlab.inbox.internal.Fingerprint;
+import dev.archlab.inbox.memory.MemoryInboxStore;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class IdempotentConsumerTest {
+
+  private static final String NAME = "billing";
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  private static final int MAX_ATTEMPTS = 3;
+
+  private final SettableClock clock = new SettableClock();
+  private final MemoryInboxStore store = new MemoryInboxStore(clock);
+  private final List<InboxEvent> events = new CopyOnWriteArrayList<>();
+  private final InboxListener recorder = events::add;
+  private final AtomicInteger handlerRuns = new AtomicInteger();
+  private final AtomicInteger deadLetters = new AtomicInteger();
+  private final List<IdempotentConsumer> toClose = new ArrayList<>();
+
+  /** 30 s lease, 3 attempts, delays 1 s, 2 s, ... without jitter. */
+  private static InboxConfig.Builder config() {
+    return InboxConfig.custom()
+        .lease(LEASE)
+        .retryPolicy(RetryPolicy.custom().maxAttempts(MAX_ATTEMPTS).jitter(0).build());
+  }
+
+  private IdempotentConsumer consumer(MessageHandler handler) {
+    return consumer(handler, config().build());
+  }
+
+  private IdempotentConsumer consumer(MessageHandler handler, InboxConfig config) {
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(NAME, store)
+            .handler(
+                (m, a) -> {
+                  handlerRuns.incrementAndGet();
+                  handler.handle(m, a);
+                })
+            .config(config)
+            .listener(recorder)
+            .deadLetterHandler((m, r) -> deadLetters.incrementAndGet())
+            .build();
+    toClose.add(c);
+    return c;
+  }
+
+  private static MessageHandler ok() {
+    return (m, a) -> {};
+  }
+
+  private static MessageHandler failing() {
+    return (m, a) -> {
+      throw new IllegalStateException("boom");
+    };
+  }
+
+  private List<Kind> kinds() {
+    return events.stream().map(InboxEvent::kind).toList();
+  }
+
+  private BeginResult rivalBegin(String id) {
+    return store.begin(new BeginRequest(NAME, id, LEASE, MAX_ATTEMPTS, null));
+  }
+
+  private InboxRecord record(String id) {
+    return store.find(NAME, id).orElseThrow();
+  }
+
+  @BeforeEach
+  void startClean() {
+    events.clear();
+  }
+
+  @AfterEach
+  void closeConsumers() {
+    toClose.forEach(IdempotentConsumer::close);
+  }
+
+  // ---------------------------------------------------------------- events per outcome
+
+  @Test
+  void firstDeliveryIsClaimedAndApplied() {
+    IdempotentConsumer c = consumer(ok());
+
+    Outcome outcome = c.consume(Message.of("m1"));
+
+    assertThat(outcome.status()).isEqualTo(Status.APPLIED);
+    assertThat(outcome.attempts()).isEqualTo(1);
+    assertThat(outcome.shouldAcknowledge()).isTrue();
+    assertThat(handlerRuns).hasValue(1);
+    assertThat(kinds()).containsExactly(Kind.CLAIMED, Kind.APPLIED);
+    assertThat(events)
+        .allSatisfy(
+            e -> {
+              assertThat(e.consumer()).isEqualTo(NAME);
+              assertThat(e.messageId()).isEqualTo("m1");
+              assertThat(e.attempts()).isEqualTo(1);
+              assertThat(e.error()).isNull();
+            });
+    assertThat(record("m1").state()).isEqualTo(RecordState.DONE);
+  }
+
+  @Test
+  void redeliveryIsADuplicateAndDoesNotRunTheHandler() {
+    IdempotentConsumer c = consumer(ok());
+    c.consume(Message.of("m1"));
+    events.clear();
+
+    Outcome again = c.consume(Message.of("m1"));
+    Outcome third = c.consume(Message.of("m1"));
+
+    assertThat(again.status()).isEqualTo(Status.DUPLICATE);
+    assertThat(third.status()).isEqualTo(Status.DUPLICATE);
+    assertThat(again.shouldAcknowledge()).isTrue();
+    assertThat(handlerRuns).hasValue(1);
+    assertThat(kinds()).containsExactly(Kind.DUPLICATE, Kind.DUPLICATE);
+  }
+
+  @Test
+  void liveLeaseOfAnotherInstanceIsInFlightWithTheRemainingLease() {
+    IdempotentConsumer c = consumer(ok());
+    Instant leaseUntil = rivalBegin("m1").record().leaseUntil();
+    clock.advance(Duration.ofSeconds(10));
+
+    Outcome outcome = c.consume(Message.of("m1"));
+
+    assertThat(outcome.status()).isEqualTo(Status.IN_FLIGHT);
+    assertThat(outcome.retryAfter()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(leaseUntil).isEqualTo(clock.instant().plus(outcome.retryAfter()));
+    assertThat(outcome.shouldAcknowledge()).isFalse();
+    assertThat(handlerRuns).hasValue(0);
+    assertThat(kinds()).containsExactly(Kind.IN_FLIGHT);
+    assertThat(record("m1").attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void handlerFailureIsFailedWithRetryAtStoreTimePlusBackoff() {
+    RetryPolicy retry =
+        RetryPolicy.custom().maxAttempts(MAX_ATTEMPTS).jitter(0.5).random(() -> 0.0).build();
+    IdempotentConsumer c = consumer(failing(), config().retryPolicy(retry).build());
+    Instant storeTime = clock.instant();
+
+    Outcome outcome = c.consume(Message.of("m1"));
+
+    // initialDelay 1 s, jitter 0.5, random 0.0 -> 500 ms.
+    assertThat(outcome.status()).isEqualTo(Status.FAILED);
+    assertThat(outcome.retryAfter()).isEqualTo(Duration.ofMillis(500));
+    assertThat(outcome.retryAt()).isEqualTo(storeTime.plusMillis(500));
+    assertThat(outcome.error()).isInstanceOf(IllegalStateException.class).hasMessage("boom");
+    assertThat(outcome.shouldAcknowledge()).isFalse();
+    assertThat(kinds()).containsExactly(Kind.CLAIMED, Kind.FAILED);
+    assertThat(events.get(1).error()).isSameAs(outcome.error());
+
+    InboxRecord r = record("m1");
+    assertThat(r.state()).isEqualTo(RecordState.PROCESSING);
+    assertThat(r.leaseUntil()).isEqualTo(outcome.retryAt());
+    assertThat(r.lastError()).isEqualTo("java.lang.IllegalStateException: boom");
+  }
+
+  @Test
+  void retryBeforeItsTimeIsInFlightAndAfterItIsATakeoverWithGrowingBackoff() {
+    IdempotentConsumer c = consumer(failing());
+    Instant t0 = clock.instant();
+    c.consume(Message.of("m1")); // FAILED, retry at t0 + 1 s
+    events.clear();
+
+    clock.advance(Duration.ofMillis(400));
+    Outcome early = c.consume(Message.of("m1"));
+    clock.advance(Duration.ofMillis(600));
+    Outcome second = c.consume(Message.of("m1"));
+
+    assertThat(early.status()).isEqualTo(Status.IN_FLIGHT);
+    assertThat(early.retryAfter()).isEqualTo(Duration.ofMillis(600));
+    assertThat(second.status()).isEqualTo(Status.FAILED);
+    assertThat(second.attempts()).isEqualTo(2);
+    assertThat(second.retryAfter()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(second.retryAt()).isEqualTo(t0.plusSeconds(1).plusSeconds(2));
+    assertThat(handlerRuns).hasValue(2);
+    assertThat(kinds()).containsExactly(Kind.IN_FLIGHT, Kind.TAKEOVER, Kind.CLAIMED, Kind.FAILED);
+  }
+
+  @Test
+  void expiredLeaseIsTakenOverWithTheNextAttemptNumber() {
+    AtomicReference<Attempt> seen = new AtomicReference<>();
+    IdempotentConsumer c =
+        consumer(
+            (m, a) -> {
+              seen.set(a);
+              assertThat(a.number()).isEqualTo(2);
+              assertThat(a.isRetry()).isTrue();
+            });
+    rivalBegin("m1"); // an instance that claimed and then crashed
+    clock.advance(LEASE);
+
+    Outcome outcome = c.consume(Message.of("m1"));
+
+    assertThat(outcome.status()).isEqualTo(Status.APPLIED);
+    assertThat(outcome.attempts()).isEqualTo(2);
+    assertThat(seen.get()).isNotNull();
+    assertThat(kinds()).containsExactly(Kind.TAKEOVER, Kind.CLAIMED, Kind.APPLIED);
+    assertThat(events).allSatisfy(e -> assertThat(e.attempts()).isEqualTo(2));
+  }
+
+  @Test
+  void attemptDescribesTheClaim() {
+    List<String> seen = new ArrayList<>();
+    IdempotentConsumer c =
+        consumer(
+            (m, a) -> {
+              seen.add(a.consumer());
+              seen.add(a.messageId());
+              seen.add(a.idempotencyKey());
+              seen.add(String.valueOf(a.number()));
+              seen.add(String.valueOf(a.isRetry()));
+              seen.add(a.leaseUntil().toString());
+            });
+
+    c.consume(Message.of("m1"));
+
+    assertThat(seen)
+        .containsExactly(
+            NAME, "m1", NAME + ":m1", "1", "false", clock.instant().plus(LEASE).toString());
+  }
+
+  @Test
+  void lastFailedAttemptIsDeadAndRunsTheDeadLetterHandlerOnce() {
+    AtomicReference<InboxRecord> deadRecord = new AtomicReference<>();
+    AtomicReference<Message> deadMessage = new AtomicReference<>();
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(NAME, store)
+            .handler(failing())
+            .config(config().build())
+            .listener(recorder)
+            .deadLetterHandler(
+                (m, r) -> {
+                  deadLetters.incrementAndGet();
+                  deadMessage.set(m);
+                  deadRecord.set(r);
+                })
+            .build();
+    toClose.add(c);
+    Message message = Message.of("poison", "t", new byte[] {7});
+
+    Outcome first = c.consume(message);
+    clock.advance(Duration.ofSeconds(1));
+    Outcome second = c.consume(message);
+    clock.advance(Duration.ofSeconds(2));
+    Outcome third = c.consume(message);
+
+    assertThat(List.of(first.status(), second.status(), third.status()))
+        .containsExactly(Status.FAILED, Status.FAILED, Status.DEAD);
+    assertThat(third.attempts()).isEqualTo(MAX_ATTEMPTS);
+    assertThat(third.error()).isInstanceOf(IllegalStateException.class);
+    assertThat(third.shouldAcknowledge()).isTrue();
+    assertThat(deadLetters).hasValue(1);
+    assertThat(deadMessage.get()).isEqualTo(message);
+    assertThat(deadRecord.get().state()).isEqualTo(RecordState.DEAD);
+    assertThat(record("poison").state()).isEqualTo(RecordState.DEAD);
+    assertThat(record("poison").lastError()).contains("boom");
+    assertThat(kinds()).endsWith(Kind.CLAIMED, Kind.DEAD);
+    assertThat(events.get(events.size() - 1).error()).isInstanceOf(IllegalStateException.class);
+
+    // Later deliveries report DEAD without running anything.
+    events.clear();
+    clock.advance(Duration.ofDays(1));
+    Outcome later = c.consume(message);
+
+    assertThat(later.status()).isEqualTo(Status.DEAD);
+    assertThat(deadLetters).hasValue(1);
+    assertThat(kinds()).doesNotContain(Kind.CLAIMED, Kind.DEAD);
+  }
+
+  @Test
+  void deadLetterHandlerThatThrowsLeavesTheRecordDeadAndTheOutcomeDead() {
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(NAME, store)
+            .handler(failing())
+            .config(config().retryPolicy(RetryPolicy.custom().maxAttempts(1).build()).build())
+            .deadLetterHandler(
+                (m, r) -> {
+                  calls.incrementAndGet();
+                  throw new Exception("dead-letter queue is down");
+                })
+            .build();
+    toClose.add(c);
+
+    Outcome outcome = c.consume(Message.of("m1"));
+    Outcome later = c.consume(Message.of("m1"));
+
+    assertThat(outcome.status()).isEqualTo(Status.DEAD);
+    assertThat(later.status()).isEqualTo(Status.DEAD);
+    assertThat(calls).hasValue(1);
+    assertThat(record("m1").state()).isEqualTo(RecordState.DEAD);
+  }
+
+  @Test
+  void crashLoopReachesDeadAtMaxAttemptsAndRunsTheDeadLetterHandlerOnce() {
+    IdempotentConsumer c = consumer(ok());
+    assertThat(rivalBegin("crash").kind()).isEqualTo(BeginResult.Kind.CLAIMED);
+    for (int attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
+      clock.advance(LEASE);
+      BeginResult r = rivalBegin("crash"); // claims, then "crashes": never completes
+      assertThat(r.kind()).isEqualTo(BeginResult.Kind.TAKEN_OVER);
+      assertThat(r.record().attempts()).isEqualTo(attempt);
+    }
+    clock.advance(LEASE);
+
+    Outcome outcome = c.consume(Message.of("crash"));
+
+    assertThat(outcome.status()).isEqualTo(Status.DEAD);
+    assertThat(outcome.attempts()).isEqualTo(MAX_ATTEMPTS);
+    assertThat(handlerRuns).hasValue(0);
+    assertThat(deadLetters).hasValue(1);
+    assertThat(kinds()).containsExactly(Kind.DEAD);
+    InboxRecord dead = record("crash");
+    assertThat(dead.state()).isEqualTo(RecordState.DEAD);
+    assertThat(dead.attempts()).isEqualTo(MAX_ATTEMPTS);
+    assertThat(dead.lastError()).contains("lease expired");
+
+    clock.advance(LEASE);
+    assertThat(c.consume(Message.of("crash")).status()).isEqualTo(Status.DEAD);
+    assertThat(deadLetters).hasValue(1);
+    assertThat(handlerRuns).hasValue(0);
+  }
+
+  @Test
+  void takenOverOwnerGetsLeaseLostAndTheRivalsRecordStands() {
+    IdempotentConsumer c =
+        consumer(
+            (m, a) -> {
+              clock.advance(LEASE); // the handler outlives its lease ...
+              assertThat(rivalBegin(m.id()).kind()).isEqualTo(BeginResult.Kind.TAKEN_OVER);
+            });
+
+    assertThatThrownBy(() -> c.consume(Message.of("m1")))
+        .isInstanceOf(LeaseLostException.class)
+        .satisfies(
+            e -> {
+              LeaseLostException lost = (LeaseLostException) e;
+              assertThat(lost.claim().fencingToken()).isEqualTo(1);
+              assertThat(lost.currentAttempts()).isEqualTo(2);
+              assertThat(lost.currentState()).isEqualTo(RecordState.PROCESSING);
+            });
+
+    assertThat(kinds()).containsExactly(Kind.CLAIMED, Kind.LEASE_LOST);
+    assertThat(events.get(1).error()).isInstanceOf(LeaseLostException.class);
+    InboxRecord r = record("m1");
+    assertThat(r.state()).isEqualTo(RecordState.PROCESSING);
+    assertThat(r.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void pruneExpiredEmitsPrunedWithTheCount() {
+    IdempotentConsumer c = consumer(ok());
+    c.consume(Message.of("m1"));
+    c.consume(Message.of("m2"));
+    clock.advance(Duration.ofDays(8));
+    events.clear();
+
+    long deleted = c.pruneExpired();
+
+    assertThat(deleted).isEqualTo(2);
+    assertThat(events).hasSize(1);
+    InboxEvent pruned = events.get(0);
+    assertThat(pruned.kind()).isEqualTo(Kind.PRUNED);
+    assertThat(pruned.count()).isEqualTo(2);
+    assertThat(pruned.consumer()).isEqualTo(NAME);
+    assertThat(pruned.messageId()).isNull();
+  }
+
+  // ---------------------------------------------------------------- listener
+
+  @Test
+  void listenerThatThrowsDoesNotChangeAnyOutcome() {
+    List<Kind> seen = new CopyOnWriteArrayList<>();
+    AtomicBoolean fail = new AtomicBoolean(true);
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(NAME, store)
+            .handler(
+                (m, a) -> {
+                  if (m.id().startsWith("bad")) {
+                    throw new IllegalStateException("boom");
+                  }
+                  a.extendLease(LEASE);
+                })
+            .config(
+                config().retryPolicy(RetryPolicy.custom().maxAttempts(2).jitter(0).build()).build())
+            .listener(
+                e -> {
+                  seen.add(e.kind());
+                  if (fail.get()) {
+                    throw new IllegalStateException("listener is broken");
+                  }
+                })
+            .build();
+    toClose.add(c);
+
+    assertThat(c.consume(Message.of("ok")).status()).isEqualTo(Status.APPLIED);
+    assertThat(c.consume(Message.of("ok")).status()).isEqualTo(Status.DUPLICATE);
+    assertThat(c.consume(Message.of("bad")).status()).isEqualTo(Status.FAILED);
+    assertThat(c.consume(Message.of("bad")).status()).isEqualTo(Status.IN_FLIGHT);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(c.consume(Message.of("bad")).status()).isEqualTo(Status.DEAD);
+    clock.advance(Duration.ofDays(8));
+    assertThat(c.pruneExpired()).isEqualTo(1);
+
+    assertThat(seen)
+        .containsExactly(
+            Kind.CLAIMED,
+            Kind.LEASE_EXTENDED,
+            Kind.APPLIED,
+            Kind.DUPLICATE,
+            Kind.CLAIMED,
+            Kind.FAILED,
+            Kind.IN_FLIGHT,
+            Kind.TAKEOVER,
+            Kind.CLAIMED,
+            Kind.DEAD,
+            Kind.PRUNED);
+  }
+
+  // ---------------------------------------------------------------- payload fingerprint
+
+  @Test
+  void fingerprintRefusesTheSameIdWithAnotherPayloadWithoutRunningOrChanging() {
+    IdempotentConsumer c = consumer(ok(), config().fingerprintPayloads(true).build());
+    c.consume(Message.of("m1", "t", bytes("amount=10")));
+    InboxRecord before = record("m1");
+    clock.advance(Duration.ofMinutes(1));
+
+    assertThatThrownBy(() -> c.consume(Message.of("m1", "t", bytes("amount=99"))))
+        .isInstanceOf(PayloadMismatchException.class)
+        .hasMessageContaining("'m1'")
+        .hasMessageContaining("'" + NAME + "'")
+        .satisfies(
+            e -> {
+              assertThat(((PayloadMismatchException) e).messageId()).isEqualTo("m1");
+              assertThat(((PayloadMismatchException) e).consumer()).isEqualTo(NAME);
+            });
+
+    assertThat(handlerRuns).hasValue(1);
+    assertThat(record("m1")).isEqualTo(before);
+    assertThat(before.payloadHash()).isEqualTo(Fingerprint.sha256Hex(bytes("amount=10")));
+    assertThat(c.consume(Message.of("m1", "t", bytes("amount=10"))).status())
+        .isEqualTo(Status.DUPLICATE);
+  }
+
+  @Test
+  void fingerprintRefusesAnotherPayloadWhileTheFirstIsInFlight() {
+    IdempotentConsumer c = consumer(ok(), config().fingerprintPayloads(true).build());
+    store.begin(
+        new BeginRequest(
+            NAME, "m1", LEASE, MAX_ATTEMPTS, Fingerprint.sha256Hex(bytes("amount=10"))));
+    InboxRecord before = record("m1");
+
+    assertThatThrownBy(() -> c.consume(Message.of("m1", "t", bytes("amount=99"))))
+        .isInstanceOf(PayloadMismatchException.class);
+
+    assertThat(handlerRuns).hasValue(0);
+    assertThat(record("m1")).isEqualTo(before);
+    assertThat(c.consume(Message.of("m1", "t", bytes("amount=10"))).status())
+        .isEqualTo(Status.IN_FLIGHT);
+  }
+
+  @Test
+  void withoutFingerprintAnotherPayloadIsJustADuplicate() {
+    IdempotentConsumer c = consumer(ok());
+    c.consume(Message.of("m1", "t", bytes("amount=10")));
+
+    Outcome other = c.consume(Message.of("m1", "t", bytes("amount=99")));
+
+    assertThat(other.status()).isEqualTo(Status.DUPLICATE);
+    assertThat(handlerRuns).hasValue(1);
+    assertThat(record("m1").payloadHash()).isNull();
+  }
+
+  // ---------------------------------------------------------------- stored result
+
+  @Test
+  void keptResultIsReturnedToDuplicates() {
+    IdempotentConsumer c =
+        consumer(
+            (m, a) -> {
+              byte[] receipt = bytes("receipt-42");
+              a.keepResult(receipt);
+              receipt[0] = 'X'; // the kept result is a copy
+            });
+
+    Outcome applied = c.consume(Message.of("m1"));
+    Outcome duplicate = c.consume(Message.of("m1"));
+
+    assertThat(applied.result())
+        .hasValueSatisfying(r -> assertThat(r).isEqualTo(bytes("receipt-42")));
+    assertThat(duplicate.status()).isEqualTo(Status.DUPLICATE);
+    assertThat(duplicate.result())
+        .hasValueSatisfying(r -> assertThat(r).isEqualTo(bytes("receipt-42")));
+    // Callers cannot change the stored result through the outcome.
+    duplicate.result().orElseThrow()[0] = 'Y';
+    assertThat(c.consume(Message.of("m1")).result().orElseThrow()).isEqualTo(bytes("receipt-42"));
+  }
+
+  @Test
+  void noKeptResultMeansAnEmptyResult() {
+    IdempotentConsumer c = consumer(ok());
+    c.consume(Message.of("m1"));
+
+    assertThat(c.consume(Message.of("m1")).result()).isEmpty();
+  }
+
+  @Test
+  void keepResultRefusesMoreThan64KiB() {
+    AtomicReference<Throwable> refused = new AtomicReference<>();
+    IdempotentConsumer c =
+        consumer(
+            (m, a) -> {
+              try {
+                a.keepResult(new byte[InboxRecord.MAX_RESULT_BYTES + 1]);
+              } catch (IllegalArgumentException e) {
+                refused.set(e);
+              }
+              a.keepResult(new byte[InboxRecord.MAX_RESULT_BYTES]);
+            });
+
+    Outcome outcome = c.consume(Message.of("m1"));
+
+    assertThat(InboxRecord.MAX_RESULT_BYTES).isEqualTo(64 * 1024);
+    assertThat(refused.get())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("65537")
+        .hasMessageContaining("65536");
+    assertThat(outcome.status()).isEqualTo(Status.APPLIED);
+    assertThat(outcome.result()).hasValueSatisfying(r -> assertThat(r).hasSize(65536));
+  }
+
+  // ---------------------------------------------------------------- lease extension
+
+  @Test
+  void extendLeaseMovesTheRecordsLeaseInTheStoreClock() {
+    AtomicReference<Instant> returned = new AtomicReference<>();
+    AtomicReference<Instant> stored = new AtomicReference<>();
+    AtomicReference<Instant> attemptSees = new AtomicReference<>();
+    AtomicReference<BeginResult> rival = new AtomicReference<>();
+    Instant t0 = clock.instant();
+    IdempotentConsumer c =
+        consumer(
+            (m, a) -> {
+              clock.advance(Duration.ofSeconds(10));
+              returned.set(a.extendLease(Duration.ofMinutes(5)));
+              stored.set(record(m.id()).leaseUntil());
+              attemptSees.set(a.leaseUntil());
+              clock.advance(Duration.ofMinutes(1)); // past the original lease, inside the new one
+              rival.set(rivalBegin(m.id()));
+            });
+
+    Outcome outcome = c.consume(Message.of("m1"));
+
+    Instant expected = t0.plusSeconds(10).plus(Duration.ofMinutes(5));
+    assertThat(returned.get()).isEqualTo(expected);
+    assertThat(stored.get()).isEqualTo(expected);
+    assertThat(attemptSees.get()).isEqualTo(expected);
+    assertThat(rival.get().kind()).isEqualTo(BeginResult.Kind.IN_FLIGHT);
+    assertThat(outcome.status()).isEqualTo(Status.APPLIED);
+    assertThat(kinds()).containsExactly(Kind.CLAIMED, Kind.LEASE_EXTENDED, Kind.APPLIED);
+  }
+
+  @Test
+  void heartbeatKeepsARealShortLeaseAndStopsWhenTheHandlerReturns() throws Exception {
+    Duration lease = Duration.ofMillis(400);
+    MemoryInboxStore realTime = new MemoryInboxStore();
+    CountDownLatch started = new CountDownLatch(1);
+    AtomicBoolean handlerReturned = new AtomicBoolean();
+    AtomicInteger runs = new AtomicInteger();
+    List<InboxEvent> seen = new CopyOnWriteArrayList<>();
+    InboxConfig cfg =
+        InboxConfig.custom().lease(lease).heartbeatInterval(Duration.ofMillis(50)).build();
+    ExecutorService owner = Executors.newSingleThreadExecutor();
+    try (IdempotentConsumer c =
+        IdempotentConsumer.builder("hb", realTime)
+            .config(cfg)
+            .listener(seen::add)
+            .handler(
+                (m, a) -> {
+                  runs.incrementAndGet();
+                  started.countDown();
+                  Thread.sleep(1000);
+                  handlerReturned.set(true);
+                })
+            .build()) {
+      Future<Outcome> running = owner.submit(() -> c.consume(Message.of("slow")));
+      assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+      long claimedAt = System.nanoTime();
+
+      // Probe from this thread once the original lease would have run out without renewals.
+      List<Outcome> probes = new ArrayList<>();
+      Thread.sleep(lease.toMillis() + 100);
+      while (!handlerReturned.get()) {
+        Outcome probe = c.consume(Message.of("slow"));
+        if (!handlerReturned.get()) {
+          // The handler had not returned before nor after the probe: the record was PROCESSING.
+          probes.add(probe);
+        }
+        Thread.sleep(100);
+      }
+      Outcome outcome = running.get(5, TimeUnit.SECONDS);
+      long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - claimedAt);
+
+      assertThat(outcome.status()).isEqualTo(Status.APPLIED);
+      assertThat(outcome.attempts()).isEqualTo(1);
+      assertThat(runs).hasValue(1);
+      assertThat(elapsedMs).isGreaterThan(lease.toMillis());
+      assertThat(probes)
+          .as("probes while the handler slept past its original lease")
+          .isNotEmpty()
+          .allSatisfy(p -> assertThat(p.status()).isEqualTo(Status.IN_FLIGHT));
+      long renewals = seen.stream().filter(e -> e.kind() == Kind.LEASE_EXTENDED).count();
+      assertThat(renewals).isGreaterThanOrEqualTo(2);
+
+      // Heartbeat stopped: no renewal (nor a refused renewal of the DONE record) afterwards.
+      int eventsAtReturn = seen.size();
+      Thread.sleep(250);
+      assertThat(seen.subList(eventsAtReturn, seen.size()))
+          .extracting(InboxEvent::kind)
+          .doesNotContain(Kind.LEASE_EXTENDED, Kind.LEASE_LOST);
+      assertThat(seen).extracting(InboxEvent::kind).doesNotContain(Kind.LEASE_LOST, Kind.TAKEOVER);
+      assertThat(realTime.find("hb", "slow").orElseThrow().state()).isEqualTo(RecordState.DONE);
+    } finally {
+      owner.shutdownNow();
+    }
+  }
+
+  // ---------------------------------------------------------------- build, prune, close
+
+  @Test
+  void buildWithoutHandlerIsRefused() {
+    assertThatThrownBy(() -> IdempotentConsumer.builder(NAME, store).build())
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining(NAME)
+        .hasMessageContaining("handler");
+  }
+
+  @Test
+  void builderRefusesMissingStore() {
+    assertThatThrownBy(() -> IdempotentConsumer.builder(NAME, null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("store");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "   ", "\t", "bad\u0000name", "bad\nname", "half\uD83D"})
+  void builderRefusesIllegalConsumerNames(String name) {
+    assertThatThrownBy(() -> IdempotentConsumer.builder(name, store))
+        .isExactlyInstanceOf(InvalidConsumerNameException.class)
+        .hasMessageStartingWith("invalid consumer name ");
+  }
+
+  @Test
+  void builderRefusesNullAndOverlongConsumerNames() {
+    assertThatThrownBy(() -> IdempotentConsumer.builder(null, store))
+        .isExactlyInstanceOf(InvalidConsumerNameException.class)
+        .hasMessageContaining("must not be null");
+    assertThatThrownBy(() -> IdempotentConsumer.builder("c".repeat(129), store))
+        .isExactlyInstanceOf(InvalidConsumerNameException.class)
+        .hasMessageContaining("is 129 characters long, the limit is 128");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"orders-v2", "订单服务", "pay\uD83D\uDCB0", "'; drop table x; --"})
+  void builderAcceptsLegalConsumerNamesUnchanged(String name) {
+    try (IdempotentConsumer c = IdempotentConsumer.builder(name, store).handler(ok()).build()) {
+      assertThat(c.name()).isEqualTo(name);
+      assertThat(c.consume(Message.of("m1")).status()).isEqualTo(Status.APPLIED);
+    }
+    assertThat(store.find(name, "m1")).isPresent();
+  }
+
+  @Test
+  void builderAcceptsAConsumerNameOfExactly128Chars() {
+    String name = "c".repeat(IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    assertThat(IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH).isEqualTo(128);
+
+    try (IdempotentConsumer c = IdempotentConsumer.builder(name, store).handler(ok()).build()) {
+      assertThat(c.name()).isEqualTo(name);
+      assertThat(c.consume(Message.of("m1")).status()).isEqualTo(Status.APPLIED);
+    }
+  }
+
+  @Test
+  void theSameIdForTwoConsumersIsTwoRecords() {
+    IdempotentConsumer billing = consumer(ok());
+    IdempotentConsumer shipping =
+        IdempotentConsumer.builder("shipping", store).handler(ok()).build();
+    toClose.add(shipping);
+
+    assertThat(billing.consume(Message.of("m1")).status()).isEqualTo(Status.APPLIED);
+    assertThat(shipping.consume(Message.of("m1")).status()).isEqualTo(Status.APPLIED);
+    assertThat(shipping.consume(Message.of("m1")).status()).isEqualTo(Status.DUPLICATE);
+    assertThat(store.size()).isEqualTo(2);
+  }
+
+  @Test
+  void pruneExpiredDeletesOnlyThisConsumersDoneRecordsOlderThanRetention() {
+    Duration retention = DedupWindow.DEFAULT.retention();
+    IdempotentConsumer mine = consumer(ok());
+    IdempotentConsumer other = IdempotentConsumer.builder("other", store).handler(ok()).build();
+    toClose.add(other);
+    mine.consume(Message.of("old")); // DONE at t0
+    other.consume(Message.of("old")); // another consumer's DONE at t0
+    rivalBegin("processing"); // PROCESSING since t0, never touched by prune
+    clock.advance(Duration.ofSeconds(1));
+    mine.consume(Message.of("edge")); // DONE at t0 + 1 s: exactly at the cut-off below
+    clock.advance(retention);
+    mine.consume(Message.of("fresh")); // DONE now
+
+    long deleted = mine.pruneExpired();
+
+    assertThat(deleted).isEqualTo(1);
+    assertThat(store.find(NAME, "old")).isEmpty();
+    assertThat(store.find(NAME, "edge")).isPresent();
+    assertThat(store.find(NAME, "fresh")).isPresent();
+    assertThat(store.find(NAME, "processing")).isPresent();
+    assertThat(store.find("other", "old")).isPresent();
+
+    // The designed edge of the window: after pruning, the same id applies again.
+    assertThat(mine.consume(Message.of("old")).status()).isEqualTo(Status.APPLIED);
+    assertThat(other.consume(Message.of("old")).status()).isEqualTo(Status.DUPLICATE);
+  }
+
+  @Test
+  void closeIsSafeToCallTwice() {
+    IdempotentConsumer plain = consumer(ok());
+    IdempotentConsumer beating =
+        consumer(ok(), config().heartbeatInterval(Duration.ofSeconds(1)).build());
+    beating.consume(Message.of("m1"));
+
+    assertThatCode(
+            () -> {
+              plain.close();
+              plain.close();
+              beating.close();
+              beating.close();
+            })
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void closeStopsTheHeartbeatThreadItCreated() throws Exception {
+    String name = "hb-close-" + System.nanoTime();
+    String threadName = "inbox-heartbeat-" + name;
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(name, store)
+            .handler(ok())
+            .config(config().heartbeatInterval(Duration.ofSeconds(1)).build())
+            .build();
+    toClose.add(c);
+    c.consume(Message.of("m1"));
+    assertThat(heartbeatThreadAlive(threadName)).as("heartbeat thread before close").isTrue();
+
+    c.close();
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (heartbeatThreadAlive(threadName) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(heartbeatThreadAlive(threadName)).as("heartbeat thread after close").isFalse();
+  }
+
+  @Test
+  void closeLeavesAGivenSchedulerRunning() {
+    ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+    try {
+      IdempotentConsumer c =
+          IdempotentConsumer.builder(NAME, store)
+              .handler(ok())
+              .config(config().heartbeatInterval(Duration.ofSeconds(1)).build())
+              .heartbeatScheduler(scheduler)
+              .build();
+      assertThat(c.consume(Message.of("m1")).status()).isEqualTo(Status.APPLIED);
+
+      c.close();
+      c.close();
+
+      assertThat(scheduler.isShutdown()).isFalse();
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  private static boolean heartbeatThreadAlive(String threadName) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .anyMatch(t -> t.getName().equals(threadName) && t.isAlive());
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void consumeAfterCloseIsRefusedWithoutClaiming() {
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(NAME, store)
+            .handler((m, a) -> handlerRuns.incrementAndGet())
+            .config(InboxConfig.custom().lease(LEASE).heartbeat().build())
+            .build();
+    c.close();
+    assertThatThrownBy(() -> c.consume(Message.of("after-close")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    assertThat(store.find(NAME, "after-close")).isEmpty();
+    assertThat(handlerRuns).hasValue(0);
+  }
+}

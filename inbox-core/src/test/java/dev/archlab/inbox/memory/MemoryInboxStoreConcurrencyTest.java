@@ -1,0 +1,182 @@
+package dev.archlab.inbox.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * "No global lock on the hot path": a slow operation on one key (here a store clock that blocks
+ * while the store is inside key A's critical section) must not hold up other keys, while a second
+ * operation on key A itself must wait.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class MemoryInboxStoreConcurrencyTest {
+
+  private static final Instant T0 = Instant.parse("2026-10-17T12:00:00Z");
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  /** A fixed clock whose instant() parks the one chosen thread until released. */
+  private static final class BlockingClock extends Clock {
+    final AtomicReference<Thread> victim = new AtomicReference<>();
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+
+    @Override
+    public Instant instant() {
+      if (Thread.currentThread() == victim.get()) {
+        entered.countDown();
+        try {
+          // Bounded, so a broken test cannot hang the build.
+          if (!release.await(20, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("blocking clock was never released");
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+      }
+      return T0;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  private final BlockingClock clock = new BlockingClock();
+  private final MemoryInboxStore store = new MemoryInboxStore(clock);
+  private final ExecutorService pool = Executors.newFixedThreadPool(2);
+
+  @AfterEach
+  void tearDown() {
+    clock.release.countDown();
+    pool.shutdownNow();
+  }
+
+  private static BeginRequest request(String consumer, String id) {
+    return new BeginRequest(consumer, id, LEASE, 3, null);
+  }
+
+  /** Starts begin(A) on a pool thread that the clock parks inside A's critical section. */
+  private Future<BeginResult> holdKeyA() throws InterruptedException {
+    Future<BeginResult> held =
+        pool.submit(
+            () -> {
+              clock.victim.set(Thread.currentThread());
+              return store.begin(request("orders", "A"));
+            });
+    assertThat(clock.entered.await(10, TimeUnit.SECONDS))
+        .as("begin(A) reached the store clock inside its critical section")
+        .isTrue();
+    return held;
+  }
+
+  @Test
+  void aStuckOperationOnOneKeyDoesNotBlockOtherKeys() throws Exception {
+    Future<BeginResult> held = holdKeyA();
+
+    Future<Integer> others =
+        pool.submit(
+            () -> {
+              int completed = 0;
+              for (int i = 0; i < 100; i++) {
+                // Half share A's consumer, half belong to another consumer.
+                String consumer = i % 2 == 0 ? "orders" : "shipping";
+                BeginResult r = store.begin(request(consumer, "B" + i));
+                assertThat(r.kind()).isEqualTo(BeginResult.Kind.CLAIMED);
+                Claim claim = r.claim();
+                InboxRecord done = store.complete(claim, null);
+                assertThat(done.state()).isEqualTo(RecordState.DONE);
+                completed++;
+              }
+              // The same consumer's other keys stay readable too.
+              assertThat(store.find("orders", "B0")).isPresent();
+              return completed;
+            });
+
+    // Generous for a loaded 2-core machine; 200 uncontended map operations take microseconds.
+    assertThat(others.get(10, TimeUnit.SECONDS)).isEqualTo(100);
+    assertThat(held).as("A is still stuck while the others finished").isNotDone();
+
+    clock.release.countDown();
+    BeginResult a = held.get(10, TimeUnit.SECONDS);
+    assertThat(a.kind()).isEqualTo(BeginResult.Kind.CLAIMED);
+    assertThat(a.record().attempts()).isEqualTo(1);
+    assertThat(store.find("orders", "A").orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
+  }
+
+  @Test
+  void aSecondBeginForTheSameKeyWaitsForTheFirst() throws Exception {
+    Future<BeginResult> held = holdKeyA();
+    AtomicReference<Thread> secondThread = new AtomicReference<>();
+    AtomicBoolean secondReturned = new AtomicBoolean();
+    Future<BeginResult> second =
+        pool.submit(
+            () -> {
+              secondThread.set(Thread.currentThread());
+              BeginResult r = store.begin(request("orders", "A"));
+              secondReturned.set(true);
+              return r;
+            });
+
+    // Positive evidence of waiting: the second thread ends up BLOCKED on A's monitor.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!isBlocked(secondThread.get()) && System.nanoTime() < deadline) {
+      assertThat(secondReturned).as("second begin for A returned while A was held").isFalse();
+      Thread.sleep(5);
+    }
+    assertThat(isBlocked(secondThread.get())).as("second begin for A is blocked").isTrue();
+    assertThat(catchTimeout(second, 200)).as("second begin for A still waiting").isTrue();
+    assertThat(secondReturned).isFalse();
+
+    clock.release.countDown();
+    BeginResult first = held.get(10, TimeUnit.SECONDS);
+    BeginResult other = second.get(10, TimeUnit.SECONDS);
+
+    // Exactly one claim: the one that held the key; the waiter sees it in flight.
+    assertThat(first.kind()).isEqualTo(BeginResult.Kind.CLAIMED);
+    assertThat(other.kind()).isEqualTo(BeginResult.Kind.IN_FLIGHT);
+    assertThat(other.record().attempts()).isEqualTo(1);
+  }
+
+  private static boolean isBlocked(Thread t) {
+    return t != null && t.getState() == Thread.State.BLOCKED;
+  }
+
+  private static boolean catchTimeout(Future<?> f, long millis)
+      throws InterruptedException, ExecutionException {
+    try {
+      f.get(millis, TimeUnit.MILLISECONDS);
+      return false;
+    } catch (TimeoutException expected) {
+      return true;
+    }
+  }
+}
