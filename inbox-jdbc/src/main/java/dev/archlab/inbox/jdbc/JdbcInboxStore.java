@@ -1,0 +1,900 @@
+package dev.archlab.inbox.jdbc;
+
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.InboxException;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.LeaseLostException;
+import dev.archlab.inbox.Message;
+import dev.archlab.inbox.PayloadMismatchException;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.UnknownClaimException;
+import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.BeginResult.Kind;
+import dev.archlab.inbox.store.InboxStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * The production store: one row per {@code (consumer, message_id)} under a primary key, in
+ * PostgreSQL, MySQL/MariaDB or H2, reached through any {@link DataSource} (this class keeps no pool
+ * of its own).
+ *
+ * <p>Guarantees beyond the {@link InboxStore} contract:
+ *
+ * <ul>
+ *   <li>Leases, retry times and {@code updatedAt} are the database's clock, read in SQL; the JVM's
+ *       clock is never used, so consumers on hosts with skewed clocks cannot steal live leases.
+ *   <li>Every decision is made by one atomic statement: an insert that does nothing if the key
+ *       exists, or an {@code UPDATE} conditioned on the state, attempts (fencing token) and lease
+ *       that were read, whose row count tells whether it won. There is no check-then-act window.
+ *   <li>A claim never raises an error inside the caller's transaction (PostgreSQL uses {@code ON
+ *       CONFLICT DO NOTHING}), so it can run inside a business transaction.
+ *   <li>Serialization failures and deadlocks of statements the store runs on its own connections
+ *       are retried up to {@code transientRetries} times; every other SQL error becomes an {@link
+ *       InboxException} subclass ({@link StoreUnavailableException} for lost connections and
+ *       refused logins) with the SQLState in its message.
+ * </ul>
+ *
+ * <p>For exactly-once effects in the same database, run the handler through {@link
+ * #transactional(TransactionalHandler)} (DONE and the business write commit together) or use {@link
+ * OneCommitConsumer} (claim, business write and DONE in one commit).
+ */
+public final class JdbcInboxStore implements InboxStore {
+
+  private final DataSource dataSource;
+  private final TableName table;
+  private final int pruneBatchSize;
+  private final int transientRetries;
+  private final JdbcDialect configuredDialect;
+  private volatile Statements statements;
+
+  private JdbcInboxStore(Builder b) {
+    this.dataSource = b.dataSource;
+    this.table = b.table;
+    this.pruneBatchSize = b.pruneBatchSize;
+    this.transientRetries = b.transientRetries;
+    this.configuredDialect = b.dialect;
+  }
+
+  /** A builder for a store on {@code dataSource}. */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  public TableName table() {
+    return table;
+  }
+
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  /**
+   * The dialect in use: the configured one, or the one detected from the database on first use.
+   *
+   * @throws StoreUnavailableException if detection needs the database and it cannot be reached
+   */
+  public JdbcDialect dialect() {
+    return statements().dialect;
+  }
+
+  // ---- schema ----------------------------------------------------------------------------------
+
+  /** The DDL for this store's table in its dialect, with the configured table name. */
+  public String schemaSql() {
+    return schemaSql(dialect(), table);
+  }
+
+  /** The DDL shipped for {@code dialect}, rewritten for {@code table}. */
+  public static String schemaSql(JdbcDialect dialect, TableName table) {
+    String resource = dialect.schemaResource();
+    try (InputStream in = JdbcInboxStore.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("schema resource missing from the jar: " + resource);
+      }
+      String ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      // Index and constraint names take the bare table name; table references the full one.
+      return ddl.replaceAll("\\binbox_", table.baseName() + "_")
+          .replaceAll("\\binbox\\b", table.value());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Creates the table and its index if they do not exist; safe to call on every start and from
+   * several processes at once.
+   */
+  public void createSchemaIfMissing() {
+    String ddl = schemaSql();
+    run(
+        "create schema",
+        false,
+        c -> {
+          try (Statement st = c.createStatement()) {
+            for (String sql : splitStatements(ddl)) {
+              st.execute(sql);
+            }
+          }
+          return null;
+        });
+  }
+
+  /** Whether the inbox table exists and is readable. */
+  public boolean schemaExists() {
+    try {
+      run(
+          "check schema",
+          true,
+          c -> {
+            try (PreparedStatement ps =
+                c.prepareStatement(
+                    "SELECT COUNT(*) FROM " + table + " WHERE consumer = ? AND message_id = ?")) {
+              ps.setString(1, "-");
+              ps.setString(2, "-");
+              ps.executeQuery().close();
+            }
+            return null;
+          });
+      return true;
+    } catch (SchemaMissingException e) {
+      return false;
+    }
+  }
+
+  static List<String> splitStatements(String ddl) {
+    List<String> out = new ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    for (String line : ddl.split("\n")) {
+      String trimmed = line.strip();
+      if (trimmed.startsWith("--") || trimmed.isEmpty()) {
+        continue;
+      }
+      current.append(line).append('\n');
+      if (trimmed.endsWith(";")) {
+        String sql = current.toString().strip();
+        out.add(sql.substring(0, sql.length() - 1));
+        current.setLength(0);
+      }
+    }
+    if (!current.toString().isBlank()) {
+      out.add(current.toString().strip());
+    }
+    return out;
+  }
+
+  // ---- InboxStore
+  // --------------------------------------------------------------------------------
+
+  @Override
+  public BeginResult begin(BeginRequest request) {
+    Objects.requireNonNull(request, "request");
+    return run("begin", true, c -> beginOn(c, request));
+  }
+
+  @Override
+  public InboxRecord complete(Claim claim, byte[] result) {
+    checkResult(result);
+    return run("complete", true, c -> completeOn(c, claim, result));
+  }
+
+  @Override
+  public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
+    Objects.requireNonNull(claim, "claim");
+    requireNonNegative(retryDelay, "retryDelay");
+    Statements s = statements();
+    return run(
+        "fail",
+        true,
+        c ->
+            fenced(
+                c,
+                claim,
+                s.fail,
+                ps -> {
+                  ps.setLong(1, micros(retryDelay));
+                  ps.setString(2, InboxRecord.boundError(error));
+                  return 3;
+                }));
+  }
+
+  @Override
+  public InboxRecord markDead(Claim claim, String error) {
+    Objects.requireNonNull(claim, "claim");
+    Statements s = statements();
+    return run(
+        "mark dead",
+        true,
+        c ->
+            fenced(
+                c,
+                claim,
+                s.markDead,
+                ps -> {
+                  ps.setString(1, InboxRecord.boundError(error));
+                  return 2;
+                }));
+  }
+
+  @Override
+  public Claim extend(Claim claim, Duration lease) {
+    Objects.requireNonNull(claim, "claim");
+    Objects.requireNonNull(lease, "lease");
+    if (lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be positive, was " + lease);
+    }
+    Statements s = statements();
+    return run(
+            "extend",
+            true,
+            c ->
+                fenced(
+                    c,
+                    claim,
+                    s.extend,
+                    ps -> {
+                      ps.setLong(1, micros(lease));
+                      return 2;
+                    }))
+        .toClaim();
+  }
+
+  @Override
+  public long prune(Instant before) {
+    Objects.requireNonNull(before, "before");
+    return pruneWhere(null, before);
+  }
+
+  @Override
+  public long prune(String consumer, Instant before) {
+    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Objects.requireNonNull(before, "before");
+    return pruneWhere(consumer, before);
+  }
+
+  @Override
+  public Optional<InboxRecord> find(String consumer, String messageId) {
+    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    return run("find", true, c -> Optional.ofNullable(select(c, consumer, messageId)));
+  }
+
+  @Override
+  public List<InboxRecord> list(RecordState state, String consumer, int limit) {
+    Objects.requireNonNull(state, "state");
+    if (consumer != null) {
+      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    }
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit must be >= 0, was " + limit);
+    }
+    Statements s = statements();
+    return run(
+        "list",
+        true,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(consumer == null ? s.listAll : s.listConsumer)) {
+            int i = 1;
+            ps.setString(i++, state.name());
+            if (consumer != null) {
+              ps.setString(i++, consumer);
+            }
+            ps.setInt(i, limit);
+            List<InboxRecord> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.add(readRecord(rs));
+              }
+            }
+            return List.copyOf(out);
+          }
+        });
+  }
+
+  @Override
+  public Instant currentTime() {
+    Statements s = statements();
+    return run(
+        "read the database clock",
+        true,
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(s.now);
+              ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return s.dialect.getInstant(rs, "db_now");
+          }
+        });
+  }
+
+  // ---- the same operations on a caller's connection -----------------------------------------
+
+  /**
+   * {@link #begin} on the caller's connection, inside whatever transaction it has open. Never
+   * leaves that transaction aborted: a key that exists is not an error.
+   */
+  public BeginResult begin(Connection connection, BeginRequest request) {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(request, "request");
+    return onCallerConnection("begin", () -> beginOn(connection, request));
+  }
+
+  /**
+   * The fenced {@link #complete} on the caller's connection, inside the caller's transaction, which
+   * the caller commits. If it throws {@link LeaseLostException}, the caller must roll back: another
+   * instance owns the message and this instance's business writes must not commit.
+   */
+  public InboxRecord complete(Connection connection, Claim claim, byte[] result) {
+    Objects.requireNonNull(connection, "connection");
+    checkResult(result);
+    return onCallerConnection("complete", () -> completeOn(connection, claim, result));
+  }
+
+  /**
+   * Runs {@code handler} and the fenced completion in one transaction on a connection of its own:
+   * the business writes the handler makes through the connection commit together with DONE, or not
+   * at all. Pass the result to {@link IdempotentConsumer.Builder#effect}.
+   */
+  public TransactionalEffect transactional(TransactionalHandler handler) {
+    return new TransactionalEffect(this, handler, null);
+  }
+
+  /**
+   * Like {@link #transactional(TransactionalHandler)}, but on the connection of a transaction the
+   * caller manages (e.g. one a framework opened): the store neither commits nor rolls back. If
+   * {@link IdempotentConsumer#consume} throws, the caller must roll back.
+   */
+  public TransactionalEffect inCallerTransaction(
+      ConnectionSupplier currentConnection, TransactionalHandler handler) {
+    return new TransactionalEffect(this, handler, Objects.requireNonNull(currentConnection));
+  }
+
+  // ---- statements ----------------------------------------------------------------------------
+
+  BeginResult beginOn(Connection c, BeginRequest r) throws SQLException {
+    Statements s = statements();
+    for (int round = 0; round < 100; round++) {
+      InboxRecord inserted = tryInsert(c, r);
+      if (inserted != null) {
+        return BeginResult.of(Kind.CLAIMED, inserted, inserted.createdAt());
+      }
+      Snapshot snap = selectWithNow(c, r.consumer(), r.messageId());
+      if (snap == null) {
+        continue; // pruned between the insert and the read: insert again
+      }
+      InboxRecord cur = snap.record;
+      Instant now = snap.now;
+      if (r.payloadHash() != null
+          && cur.payloadHash() != null
+          && !r.payloadHash().equals(cur.payloadHash())) {
+        throw new PayloadMismatchException(r.consumer(), r.messageId());
+      }
+      if (cur.state() == RecordState.DONE) {
+        return BeginResult.of(Kind.DUPLICATE, cur, now);
+      }
+      if (cur.state() == RecordState.DEAD) {
+        return BeginResult.of(Kind.DEAD, cur, now);
+      }
+      if (now.isBefore(cur.leaseUntil())) {
+        return BeginResult.of(Kind.IN_FLIGHT, cur, now);
+      }
+      boolean dies = cur.attempts() >= r.maxAttempts();
+      InboxRecord next =
+          dies
+              ? copy(
+                  cur,
+                  RecordState.DEAD,
+                  cur.attempts(),
+                  null,
+                  now,
+                  cur.lastError() != null
+                      ? cur.lastError()
+                      : "lease expired without completion after "
+                          + cur.attempts()
+                          + " attempt(s); the handler probably crashed the process")
+              : copy(
+                  cur,
+                  RecordState.PROCESSING,
+                  cur.attempts() + 1,
+                  now.plus(r.lease()),
+                  now,
+                  cur.lastError());
+      try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
+        ps.setString(1, next.state().name());
+        s.dialect.setInstant(ps, 2, next.leaseUntil());
+        s.dialect.setInstant(ps, 3, now);
+        ps.setString(4, next.lastError());
+        ps.setInt(5, next.attempts());
+        ps.setString(6, r.consumer());
+        ps.setString(7, r.messageId());
+        ps.setInt(8, cur.attempts());
+        s.dialect.setInstant(ps, 9, now);
+        if (ps.executeUpdate() == 1) {
+          return BeginResult.of(dies ? Kind.DIED : Kind.TAKEN_OVER, next, now);
+        }
+      }
+      // Another instance changed the record between our read and our update: look again.
+    }
+    throw new InboxException(
+        "begin for message '" + r.messageId() + "' kept racing with other instances; giving up");
+  }
+
+  private InboxRecord tryInsert(Connection c, BeginRequest r) throws SQLException {
+    Statements s = statements();
+    try (PreparedStatement ps = c.prepareStatement(s.insert)) {
+      ps.setString(1, r.consumer());
+      ps.setString(2, r.messageId());
+      ps.setLong(3, micros(r.lease()));
+      ps.setString(4, r.payloadHash());
+      if (s.dialect.insertReturnsRecord()) {
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? readRecord(rs) : null;
+        }
+      }
+      int inserted;
+      try {
+        inserted = ps.executeUpdate();
+      } catch (SQLException e) {
+        if (s.dialect.classify(e) == SqlErrorKind.UNIQUE_VIOLATION) {
+          return null; // only H2 gets here; it rolls back just this statement
+        }
+        throw e;
+      }
+      return inserted == 1 ? select(c, r.consumer(), r.messageId()) : null;
+    }
+  }
+
+  InboxRecord completeOn(Connection c, Claim claim, byte[] result) throws SQLException {
+    Objects.requireNonNull(claim, "claim");
+    return fenced(
+        c,
+        claim,
+        statements().complete,
+        ps -> {
+          ps.setBytes(1, result);
+          return 2;
+        });
+  }
+
+  /** Binds the statement-specific parameters and returns the index of the first key parameter. */
+  @FunctionalInterface
+  interface Binder {
+    int bind(PreparedStatement ps) throws SQLException;
+  }
+
+  /**
+   * Runs a fenced UPDATE ({@code … WHERE consumer = ? AND message_id = ? AND attempts = ? AND state
+   * = 'PROCESSING'}) and returns the updated row, or explains why no row matched.
+   */
+  private InboxRecord fenced(Connection c, Claim claim, FencedSql sql, Binder binder)
+      throws SQLException {
+    Statements s = statements();
+    String text = sql.returning != null ? sql.returning : sql.plain;
+    try (PreparedStatement ps = c.prepareStatement(text)) {
+      int i = binder.bind(ps);
+      ps.setString(i, claim.consumer());
+      ps.setString(i + 1, claim.messageId());
+      ps.setInt(i + 2, claim.fencingToken());
+      if (sql.returning != null) {
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            return readRecord(rs);
+          }
+        }
+      } else if (ps.executeUpdate() == 1) {
+        return select(c, claim.consumer(), claim.messageId());
+      }
+    }
+    InboxRecord current = select(c, claim.consumer(), claim.messageId());
+    if (current == null) {
+      throw new UnknownClaimException(claim, "no record exists for this key");
+    }
+    if (claim.fencingToken() > current.attempts()) {
+      throw new UnknownClaimException(
+          claim, "the record has only reached attempt " + current.attempts());
+    }
+    throw new LeaseLostException(claim, current.state(), current.attempts());
+  }
+
+  private record Snapshot(InboxRecord record, Instant now) {}
+
+  private Snapshot selectWithNow(Connection c, String consumer, String messageId)
+      throws SQLException {
+    Statements s = statements();
+    try (PreparedStatement ps = c.prepareStatement(s.selectWithNow)) {
+      ps.setString(1, consumer);
+      ps.setString(2, messageId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new Snapshot(readRecord(rs), s.dialect.getInstant(rs, "db_now")) : null;
+      }
+    }
+  }
+
+  InboxRecord select(Connection c, String consumer, String messageId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(statements().select)) {
+      ps.setString(1, consumer);
+      ps.setString(2, messageId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? readRecord(rs) : null;
+      }
+    }
+  }
+
+  private long pruneWhere(String consumer, Instant before) {
+    Statements s = statements();
+    String sql = consumer == null ? s.pruneAll : s.pruneConsumer;
+    long total = 0;
+    while (true) {
+      // One short autocommit statement per batch: row locks are held for one batch only.
+      int deleted =
+          run(
+              "prune",
+              true,
+              c -> {
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                  int i = 1;
+                  s.dialect.setInstant(ps, i++, before);
+                  if (consumer != null) {
+                    ps.setString(i++, consumer);
+                  }
+                  ps.setInt(i, pruneBatchSize);
+                  return ps.executeUpdate();
+                }
+              });
+      total += deleted;
+      if (deleted < pruneBatchSize) {
+        return total;
+      }
+    }
+  }
+
+  InboxRecord readRecord(ResultSet rs) throws SQLException {
+    JdbcDialect d = statements().dialect;
+    return new InboxRecord(
+        rs.getString("consumer"),
+        rs.getString("message_id"),
+        RecordState.valueOf(rs.getString("state")),
+        rs.getInt("attempts"),
+        d.getInstant(rs, "lease_until"),
+        d.getInstant(rs, "created_at"),
+        d.getInstant(rs, "updated_at"),
+        rs.getString("last_error"),
+        trimToNull(rs.getString("payload_hash")),
+        rs.getBytes("result"));
+  }
+
+  private static String trimToNull(String s) {
+    return s == null ? null : s.strip();
+  }
+
+  private static InboxRecord copy(
+      InboxRecord r,
+      RecordState state,
+      int attempts,
+      Instant leaseUntil,
+      Instant now,
+      String lastError) {
+    return new InboxRecord(
+        r.consumer(),
+        r.messageId(),
+        state,
+        attempts,
+        leaseUntil,
+        r.createdAt(),
+        now,
+        lastError,
+        r.payloadHash(),
+        r.result());
+  }
+
+  // ---- connections, errors, retries ------------------------------------------------------------
+
+  /** Work on a connection. */
+  @FunctionalInterface
+  interface SqlWork<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** Work on a caller's connection, without a connection parameter. */
+  @FunctionalInterface
+  interface CallerWork<T> {
+    T run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} on a pooled connection in autocommit mode, retrying transient failures when
+   * {@code retryable}, and translating SQL errors into the project's exceptions.
+   */
+  <T> T run(String operation, boolean retryable, SqlWork<T> work) {
+    int attempt = 0;
+    while (true) {
+      attempt++;
+      try (Connection c = dataSource.getConnection()) {
+        boolean autoCommit = c.getAutoCommit();
+        if (!autoCommit) {
+          c.setAutoCommit(true);
+        }
+        try {
+          return work.run(c);
+        } finally {
+          if (!autoCommit) {
+            c.setAutoCommit(false);
+          }
+        }
+      } catch (SQLException e) {
+        SqlErrorKind kind = kindOf(e);
+        if (retryable && kind == SqlErrorKind.SERIALIZATION && attempt <= transientRetries) {
+          sleepBeforeRetry(attempt);
+          continue;
+        }
+        throw translate(operation, e, kind);
+      }
+    }
+  }
+
+  <T> T onCallerConnection(String operation, CallerWork<T> work) {
+    try {
+      return work.run();
+    } catch (SQLException e) {
+      throw translate(operation, e, kindOf(e));
+    }
+  }
+
+  private SqlErrorKind kindOf(SQLException e) {
+    Statements s = statements;
+    JdbcDialect d = s != null ? s.dialect : configuredDialect;
+    if (d == null) {
+      String state = e.getSQLState();
+      return state != null && state.startsWith("08")
+          ? SqlErrorKind.CONNECTION
+          : (state != null && state.startsWith("28")
+              ? SqlErrorKind.ACCESS_DENIED
+              : SqlErrorKind.OTHER);
+    }
+    return d.classify(e);
+  }
+
+  InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
+    String detail = e.getMessage() + " [SQLState " + e.getSQLState() + "]";
+    switch (kind) {
+      case CONNECTION:
+        return new StoreUnavailableException(
+            "inbox " + operation + " failed: database unreachable: " + detail, e);
+      case ACCESS_DENIED:
+        return new StoreUnavailableException(
+            "inbox " + operation + " failed: database refused the login: " + detail, e);
+      case SCHEMA_MISSING:
+        return new SchemaMissingException(
+            "inbox "
+                + operation
+                + " failed: table '"
+                + table
+                + "' does not exist or lacks columns; create it with createSchemaIfMissing() or"
+                + " the shipped DDL ("
+                + detail
+                + ")",
+            e);
+      default:
+        return new InboxException("inbox " + operation + " failed: " + detail, e);
+    }
+  }
+
+  private static void sleepBeforeRetry(int attempt) {
+    try {
+      Thread.sleep(Math.min(200, 5L << attempt));
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new InboxException("interrupted while retrying a transient database failure", ie);
+    }
+  }
+
+  private Statements statements() {
+    Statements s = statements;
+    if (s == null) {
+      synchronized (this) {
+        s = statements;
+        if (s == null) {
+          JdbcDialect dialect = configuredDialect;
+          if (dialect == null) {
+            try (Connection c = dataSource.getConnection()) {
+              dialect = JdbcDialect.detect(c);
+            } catch (SQLException e) {
+              throw translate("dialect detection", e, kindOf(e));
+            }
+          }
+          s = new Statements(dialect, table);
+          statements = s;
+        }
+      }
+    }
+    return s;
+  }
+
+  static long micros(Duration d) {
+    return d.toNanos() / 1_000;
+  }
+
+  private static void checkResult(byte[] result) {
+    if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
+      throw new IllegalArgumentException(
+          "result of "
+              + result.length
+              + " bytes exceeds the limit of "
+              + InboxRecord.MAX_RESULT_BYTES
+              + " bytes");
+    }
+  }
+
+  private static void requireNonNegative(Duration d, String name) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative()) {
+      throw new IllegalArgumentException(name + " must not be negative, was " + d);
+    }
+  }
+
+  /** A fenced UPDATE, plain and (where the database can) returning the row. */
+  record FencedSql(String plain, String returning) {}
+
+  /** Every statement, built once from the dialect and the validated table name. */
+  static final class Statements {
+    final JdbcDialect dialect;
+    final String insert;
+    final String select;
+    final String selectWithNow;
+    final String takeover;
+    final FencedSql complete;
+    final FencedSql fail;
+    final FencedSql markDead;
+    final FencedSql extend;
+    final String pruneAll;
+    final String pruneConsumer;
+    final String listAll;
+    final String listConsumer;
+    final String now;
+
+    Statements(JdbcDialect d, TableName table) {
+      this.dialect = d;
+      String t = table.value();
+      String key = " WHERE consumer = ? AND message_id = ?";
+      String fence = key + " AND attempts = ? AND state = 'PROCESSING'";
+      insert = d.insertIfAbsent(t);
+      select = "SELECT " + JdbcDialect.COLUMNS + " FROM " + t + key;
+      selectWithNow =
+          "SELECT " + JdbcDialect.COLUMNS + ", " + d.now() + " AS db_now FROM " + t + key;
+      // attempts is assigned last: MySQL evaluates SET clauses left to right.
+      takeover =
+          "UPDATE "
+              + t
+              + " SET state = ?, lease_until = ?, updated_at = ?, last_error = ?, attempts = ?"
+              + key
+              + " AND state = 'PROCESSING' AND attempts = ? AND lease_until <= ?";
+      complete =
+          fencedSql(
+              d,
+              "UPDATE "
+                  + t
+                  + " SET state = 'DONE', lease_until = NULL, updated_at = "
+                  + d.now()
+                  + ", result = ?"
+                  + fence);
+      fail =
+          fencedSql(
+              d,
+              "UPDATE "
+                  + t
+                  + " SET lease_until = "
+                  + d.nowPlusMicros()
+                  + ", updated_at = "
+                  + d.now()
+                  + ", last_error = ?"
+                  + fence);
+      markDead =
+          fencedSql(
+              d,
+              "UPDATE "
+                  + t
+                  + " SET state = 'DEAD', lease_until = NULL, updated_at = "
+                  + d.now()
+                  + ", last_error = ?"
+                  + fence);
+      extend =
+          fencedSql(
+              d,
+              "UPDATE "
+                  + t
+                  + " SET lease_until = "
+                  + d.nowPlusMicros()
+                  + ", updated_at = "
+                  + d.now()
+                  + fence);
+      pruneAll = d.pruneBatch(t, false);
+      pruneConsumer = d.pruneBatch(t, true);
+      String list = "SELECT " + JdbcDialect.COLUMNS + " FROM " + t + " WHERE state = ?";
+      String order = " ORDER BY created_at, consumer, message_id " + d.limit();
+      listAll = list + order;
+      listConsumer = list + " AND consumer = ?" + order;
+      now = "SELECT " + d.now() + " AS db_now";
+    }
+
+    private static FencedSql fencedSql(JdbcDialect d, String update) {
+      return new FencedSql(update, d.updateReturning(update));
+    }
+  }
+
+  /** Builds a {@link JdbcInboxStore}. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private TableName table = TableName.of("inbox");
+    private JdbcDialect dialect;
+    private int pruneBatchSize = 10_000;
+    private int transientRetries = 3;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    /**
+     * The table name; default {@code inbox}.
+     *
+     * @throws InvalidConfigurationException if it is not a plain SQL identifier
+     */
+    public Builder table(String table) {
+      this.table = TableName.of(table);
+      return this;
+    }
+
+    /** The dialect; detected from the database's metadata on first use when not set. */
+    public Builder dialect(JdbcDialect dialect) {
+      this.dialect = dialect;
+      return this;
+    }
+
+    /** Rows deleted per prune statement (each its own short transaction); default 10 000. */
+    public Builder pruneBatchSize(int pruneBatchSize) {
+      this.pruneBatchSize = pruneBatchSize;
+      return this;
+    }
+
+    /** Retries of a statement that hit a serialization failure or deadlock; default 3. */
+    public Builder transientRetries(int transientRetries) {
+      this.transientRetries = transientRetries;
+      return this;
+    }
+
+    /**
+     * @throws InvalidConfigurationException naming the first bad setting
+     */
+    public JdbcInboxStore build() {
+      if (pruneBatchSize < 1 || pruneBatchSize > 1_000_000) {
+        throw new InvalidConfigurationException(
+            "pruneBatchSize must be between 1 and 1000000, was " + pruneBatchSize);
+      }
+      if (transientRetries < 0 || transientRetries > 100) {
+        throw new InvalidConfigurationException(
+            "transientRetries must be between 0 and 100, was " + transientRetries);
+      }
+      return new JdbcInboxStore(this);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package dev.archlab.inbox.jdbc;
+
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.store.ClaimedEffect;
+import dev.archlab.inbox.store.ClaimedRun;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * Runs a {@link TransactionalHandler} and the fenced completion in one database transaction, so the
+ * business writes and DONE commit together or not at all. If the fence fails (another instance took
+ * the message over), the whole transaction is rolled back and {@link
+ * dev.archlab.inbox.LeaseLostException} is thrown: a stale owner's business writes never commit.
+ *
+ * <p>Made by {@link JdbcInboxStore#transactional} (own connection, commits) or {@link
+ * JdbcInboxStore#inCallerTransaction} (the caller's connection; the caller commits or rolls back).
+ */
+public final class TransactionalEffect implements ClaimedEffect {
+
+  private final JdbcInboxStore store;
+  private final TransactionalHandler handler;
+  private final ConnectionSupplier callerConnection;
+
+  TransactionalEffect(
+      JdbcInboxStore store, TransactionalHandler handler, ConnectionSupplier callerConnection) {
+    this.store = store;
+    this.handler = java.util.Objects.requireNonNull(handler, "handler");
+    this.callerConnection = callerConnection;
+  }
+
+  @Override
+  public InboxRecord runAndComplete(ClaimedRun run) throws Exception {
+    if (callerConnection != null) {
+      Connection c = callerConnection.get();
+      handler.handle(run.message(), run.attempt(), c);
+      Claim claim = run.handlerReturned();
+      return store.complete(c, claim, run.keptResult());
+    }
+    try (Connection c = store.dataSource().getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      c.setAutoCommit(false);
+      try {
+        try {
+          handler.handle(run.message(), run.attempt(), c);
+        } catch (Exception e) {
+          rollbackQuietly(c, e);
+          throw e;
+        }
+        Claim claim = run.handlerReturned();
+        InboxRecord done;
+        try {
+          done = store.completeOn(c, claim, run.keptResult());
+        } catch (SQLException e) {
+          rollbackQuietly(c, e);
+          throw store.translate("complete", e, store.dialect().classify(e));
+        } catch (RuntimeException e) {
+          // Lease lost or unknown claim: the business writes must not commit.
+          rollbackQuietly(c, e);
+          throw e;
+        }
+        try {
+          c.commit();
+        } catch (SQLException e) {
+          throw store.translate("commit", e, store.dialect().classify(e));
+        }
+        return done;
+      } finally {
+        restoreAutoCommit(c, autoCommit);
+      }
+    }
+  }
+
+  static void rollbackQuietly(Connection c, Throwable cause) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  static void restoreAutoCommit(Connection c, boolean autoCommit) {
+    try {
+      if (!c.isClosed()) {
+        c.setAutoCommit(autoCommit);
+      }
+    } catch (SQLException e) {
+      // Ignored on purpose: it must not hide the outcome, and the connection is closed next; a
+      // pool resets or discards a connection whose state it cannot restore.
+    }
+  }
+}

