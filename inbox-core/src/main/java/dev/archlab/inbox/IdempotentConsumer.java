@@ -1,5 +1,6 @@
 package dev.archlab.inbox;
 
+import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.Fingerprint;
 import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.store.BeginRequest;
@@ -8,6 +9,7 @@ import dev.archlab.inbox.store.ClaimedEffect;
 import dev.archlab.inbox.store.ClaimedRun;
 import dev.archlab.inbox.store.InboxStore;
 import java.lang.System.Logger.Level;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -47,10 +49,9 @@ public final class IdempotentConsumer implements AutoCloseable {
   private final InboxStore store;
   private final ClaimedEffect effect;
   private final InboxConfig config;
-  private final InboxListener listener;
-  private final DeadLetterHandler deadLetterHandler;
   private final ScheduledExecutorService heartbeatScheduler;
   private final boolean ownsScheduler;
+  private final ConsumeSteps steps;
   private volatile boolean closed;
 
   private IdempotentConsumer(Builder b) {
@@ -58,8 +59,9 @@ public final class IdempotentConsumer implements AutoCloseable {
     this.store = b.store;
     this.effect = b.effect != null ? b.effect : handlerEffect(b.store, b.handler);
     this.config = b.config;
-    this.listener = b.listener;
-    this.deadLetterHandler = b.deadLetterHandler;
+    this.steps =
+        new ConsumeSteps(
+            b.name, b.store, b.config.retryPolicy(), b.listener, b.deadLetterHandler, b.clock);
     if (config.heartbeatInterval().isPresent() && b.heartbeatScheduler == null) {
       ScheduledThreadPoolExecutor executor =
           new ScheduledThreadPoolExecutor(
@@ -121,35 +123,8 @@ public final class IdempotentConsumer implements AutoCloseable {
         store.begin(
             new BeginRequest(
                 name, message.id(), config.lease(), config.retryPolicy().maxAttempts(), hash));
-    InboxRecord record = begun.record();
-    switch (begun.kind()) {
-      case DUPLICATE:
-        emitFor(InboxEvent.Kind.DUPLICATE, message.id(), record.attempts(), null);
-        return Outcome.of(Outcome.Status.DUPLICATE, record);
-      case IN_FLIGHT:
-        emitFor(InboxEvent.Kind.IN_FLIGHT, message.id(), record.attempts(), null);
-        return new Outcome(
-            Outcome.Status.IN_FLIGHT,
-            message.id(),
-            record.attempts(),
-            begun.retryAfter(),
-            record.leaseUntil(),
-            null,
-            null);
-      case DEAD:
-        return Outcome.of(Outcome.Status.DEAD, record);
-      case DIED:
-        runDeadLetter(message, record);
-        emitFor(InboxEvent.Kind.DEAD, message.id(), record.attempts(), null);
-        return Outcome.of(Outcome.Status.DEAD, record);
-      case TAKEN_OVER:
-        emitFor(InboxEvent.Kind.TAKEOVER, message.id(), record.attempts(), null);
-        return runClaimed(message, begun.claim());
-      case CLAIMED:
-        return runClaimed(message, begun.claim());
-      default:
-        throw new IllegalStateException("unknown begin result " + begun.kind());
-    }
+    Outcome unclaimed = steps.unclaimed(message, begun);
+    return unclaimed != null ? unclaimed : runClaimed(message, begun.claim());
   }
 
   /**
@@ -161,12 +136,12 @@ public final class IdempotentConsumer implements AutoCloseable {
   public long pruneExpired() {
     Instant before = store.currentTime().minus(config.dedupWindow().retention());
     long deleted = store.prune(name, before);
-    safeEmit(new InboxEvent(InboxEvent.Kind.PRUNED, name, null, 0, null, deleted));
+    steps.pruned(deleted);
     return deleted;
   }
 
   private Outcome runClaimed(Message message, Claim claim) {
-    emitFor(InboxEvent.Kind.CLAIMED, message.id(), claim.fencingToken(), null);
+    steps.claimed(message, claim);
     RunningAttempt attempt = new RunningAttempt(message, claim);
     ScheduledFuture<?> heartbeat = startHeartbeat(attempt);
     InboxRecord done;
@@ -184,45 +159,18 @@ public final class IdempotentConsumer implements AutoCloseable {
             : new InboxException(
                 "recording message '" + message.id() + "' as DONE failed: " + e.getMessage(), e);
       }
-      return recordFailure(message, attempt, e);
+      attempt.finish();
+      if (attempt.leaseLostReported()) {
+        throw attempt.lostLease();
+      }
+      return steps.recordFailure(message, attempt.claim(), e);
     } finally {
       attempt.finish();
       if (heartbeat != null) {
         heartbeat.cancel(false);
       }
     }
-    emitFor(InboxEvent.Kind.APPLIED, message.id(), done.attempts(), null);
-    return Outcome.of(Outcome.Status.APPLIED, done);
-  }
-
-  private Outcome recordFailure(Message message, RunningAttempt attempt, Exception failure) {
-    attempt.finish();
-    Claim current = attempt.claim();
-    String error = describe(failure);
-    try {
-      if (!config.retryPolicy().hasAttemptsLeftAfter(current.fencingToken())) {
-        InboxRecord dead = store.markDead(current, error);
-        runDeadLetter(message, dead);
-        emitFor(InboxEvent.Kind.DEAD, message.id(), dead.attempts(), failure);
-        return new Outcome(
-            Outcome.Status.DEAD, message.id(), dead.attempts(), null, null, failure, null);
-      }
-      Duration delay = config.retryPolicy().delayAfter(current.fencingToken());
-      InboxRecord failed = store.fail(current, error, delay);
-      emitFor(InboxEvent.Kind.FAILED, message.id(), failed.attempts(), failure);
-      return new Outcome(
-          Outcome.Status.FAILED,
-          message.id(),
-          failed.attempts(),
-          delay,
-          failed.leaseUntil(),
-          failure,
-          null);
-    } catch (LeaseLostException lost) {
-      lost.addSuppressed(failure);
-      attempt.reportLeaseLost(lost);
-      throw lost;
-    }
+    return steps.applied(done);
   }
 
   private static ClaimedEffect handlerEffect(InboxStore store, MessageHandler handler) {
@@ -242,39 +190,6 @@ public final class IdempotentConsumer implements AutoCloseable {
         attempt::renewFromHeartbeat, nanos, nanos, TimeUnit.NANOSECONDS);
   }
 
-  private void runDeadLetter(Message message, InboxRecord record) {
-    try {
-      deadLetterHandler.onDead(message, record);
-    } catch (Exception e) {
-      // The record is DEAD already; running the dead-letter path again could duplicate it.
-      LOG.log(
-          Level.ERROR,
-          "dead-letter handler failed for message '"
-              + message.id()
-              + "' of consumer '"
-              + name
-              + "'; the record stays DEAD",
-          e);
-    }
-  }
-
-  private static String describe(Throwable t) {
-    String text = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
-    return InboxRecord.boundError(text);
-  }
-
-  private void emitFor(InboxEvent.Kind kind, String messageId, int attempts, Throwable error) {
-    safeEmit(new InboxEvent(kind, name, messageId, attempts, error, 0));
-  }
-
-  private void safeEmit(InboxEvent event) {
-    try {
-      listener.onEvent(event);
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "inbox listener failed on " + event.kind() + "; ignored", e);
-    }
-  }
-
   /** Stops the heartbeat thread if this consumer created it. Does not close the store. */
   @Override
   public void close() {
@@ -290,7 +205,7 @@ public final class IdempotentConsumer implements AutoCloseable {
     private Claim claim; // guarded by this
     private boolean finished; // guarded by this
     private boolean handlerReturned; // guarded by this
-    private boolean leaseLostReported; // guarded by this
+    private LeaseLostException lostLease; // guarded by this
     private byte[] result; // guarded by this
 
     RunningAttempt(Message message, Claim claim) {
@@ -325,10 +240,18 @@ public final class IdempotentConsumer implements AutoCloseable {
     }
 
     synchronized void reportLeaseLost(LeaseLostException lost) {
-      if (!leaseLostReported) {
-        leaseLostReported = true;
-        emitFor(InboxEvent.Kind.LEASE_LOST, claim.messageId(), claim.fencingToken(), lost);
+      if (lostLease == null) {
+        lostLease = lost;
+        steps.emit(InboxEvent.Kind.LEASE_LOST, claim.messageId(), claim.fencingToken(), lost);
       }
+    }
+
+    synchronized boolean leaseLostReported() {
+      return lostLease != null;
+    }
+
+    synchronized LeaseLostException lostLease() {
+      return lostLease;
     }
 
     @Override
@@ -364,21 +287,13 @@ public final class IdempotentConsumer implements AutoCloseable {
         reportLeaseLost(lost);
         throw lost;
       }
-      emitFor(InboxEvent.Kind.LEASE_EXTENDED, claim.messageId(), claim.fencingToken(), null);
+      steps.emit(InboxEvent.Kind.LEASE_EXTENDED, claim.messageId(), claim.fencingToken(), null);
       return claim.leaseUntil();
     }
 
     @Override
     public synchronized void keepResult(byte[] bytes) {
-      if (bytes != null && bytes.length > InboxRecord.MAX_RESULT_BYTES) {
-        throw new IllegalArgumentException(
-            "result of "
-                + bytes.length
-                + " bytes exceeds the limit of "
-                + InboxRecord.MAX_RESULT_BYTES
-                + " bytes");
-      }
-      result = bytes == null ? null : bytes.clone();
+      result = ConsumeSteps.checkedResult(bytes);
     }
 
     synchronized void renewFromHeartbeat() {
@@ -416,6 +331,7 @@ public final class IdempotentConsumer implements AutoCloseable {
     private InboxListener listener = InboxListener.NOOP;
     private DeadLetterHandler deadLetterHandler = DeadLetterHandler.NONE;
     private ScheduledExecutorService heartbeatScheduler;
+    private Clock clock = Clock.systemUTC();
 
     private Builder(String name, InboxStore store) {
       this.name = Identifiers.requireConsumerName(name, MAX_CONSUMER_NAME_LENGTH);
@@ -462,6 +378,16 @@ public final class IdempotentConsumer implements AutoCloseable {
      */
     public Builder heartbeatScheduler(ScheduledExecutorService scheduler) {
       this.heartbeatScheduler = scheduler;
+      return this;
+    }
+
+    /**
+     * The consumer's own clock, used only to time-stamp {@link InboxEvent}s. Leases, retry times
+     * and retention are always measured by the store's clock, so a skewed host clock cannot steal a
+     * live lease. Default: the system UTC clock.
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 

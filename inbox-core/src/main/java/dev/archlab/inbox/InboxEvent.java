@@ -1,5 +1,6 @@
 package dev.archlab.inbox;
 
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -11,9 +12,17 @@ import java.util.Objects;
  * @param attempts the record's attempt number when it happened; 0 when not applicable
  * @param error the handler's failure for FAILED and DEAD, the refusal for LEASE_LOST; else null
  * @param count records deleted, for PRUNED; else 0
+ * @param at when the consumer saw it happen, by the consumer's own clock (for logs and metrics
+ *     only: leases and retries never use this clock)
  */
 public record InboxEvent(
-    Kind kind, String consumer, String messageId, int attempts, Throwable error, long count) {
+    Kind kind,
+    String consumer,
+    String messageId,
+    int attempts,
+    Throwable error,
+    long count,
+    Instant at) {
 
   /** The kinds of event. */
   public enum Kind {
@@ -45,5 +54,6 @@ public record InboxEvent(
   public InboxEvent {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(consumer, "consumer");
+    Objects.requireNonNull(at, "at");
   }
 }

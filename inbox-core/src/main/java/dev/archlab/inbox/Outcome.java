@@ -67,7 +67,8 @@ public record Outcome(
     return storedResult == null ? null : storedResult.clone();
   }
 
-  static Outcome of(Status status, InboxRecord record) {
+  /** An outcome that reports {@code record} as it is, with no retry hint and no error. */
+  public static Outcome of(Status status, InboxRecord record) {
     return new Outcome(
         status, record.messageId(), record.attempts(), Duration.ZERO, null, null, record.result());
   }

@@ -30,9 +30,14 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -61,6 +66,12 @@ import javax.sql.DataSource;
  * OneCommitConsumer} (claim, business write and DONE in one commit).
  */
 public final class JdbcInboxStore implements InboxStore {
+
+  /** Most ids per batch statement; longer batches are cut into chunks of this size. */
+  static final int MAX_BATCH = 500;
+
+  /** Classifies errors that happen before a dialect could be detected. */
+  private static final JdbcDialect GENERIC = new dev.archlab.inbox.jdbc.dialect.H2Dialect();
 
   private final DataSource dataSource;
   private final TableName table;
@@ -337,7 +348,7 @@ public final class JdbcInboxStore implements InboxStore {
   public BeginResult begin(Connection connection, BeginRequest request) {
     Objects.requireNonNull(connection, "connection");
     Objects.requireNonNull(request, "request");
-    return onCallerConnection("begin", () -> beginOn(connection, request));
+    return onCallerConnection("begin", connection, () -> beginOn(connection, request));
   }
 
   /**
@@ -348,7 +359,31 @@ public final class JdbcInboxStore implements InboxStore {
   public InboxRecord complete(Connection connection, Claim claim, byte[] result) {
     Objects.requireNonNull(connection, "connection");
     checkResult(result);
-    return onCallerConnection("complete", () -> completeOn(connection, claim, result));
+    return onCallerConnection("complete", connection, () -> completeOn(connection, claim, result));
+  }
+
+  /** The fenced {@link #extend} on the caller's connection, inside the caller's transaction. */
+  public Claim extend(Connection connection, Claim claim, Duration lease) {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(claim, "claim");
+    Objects.requireNonNull(lease, "lease");
+    if (lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("lease must be positive, was " + lease);
+    }
+    Statements s = statements();
+    return onCallerConnection(
+            "extend",
+            connection,
+            () ->
+                fenced(
+                    connection,
+                    claim,
+                    s.extend,
+                    ps -> {
+                      ps.setLong(1, micros(lease));
+                      return 2;
+                    }))
+        .toClaim();
   }
 
   /**
@@ -373,7 +408,6 @@ public final class JdbcInboxStore implements InboxStore {
   // ---- statements ----------------------------------------------------------------------------
 
   BeginResult beginOn(Connection c, BeginRequest r) throws SQLException {
-    Statements s = statements();
     for (int round = 0; round < 100; round++) {
       InboxRecord inserted = tryInsert(c, r);
       if (inserted != null) {
@@ -383,61 +417,267 @@ public final class JdbcInboxStore implements InboxStore {
       if (snap == null) {
         continue; // pruned between the insert and the read: insert again
       }
-      InboxRecord cur = snap.record;
-      Instant now = snap.now;
-      if (r.payloadHash() != null
-          && cur.payloadHash() != null
-          && !r.payloadHash().equals(cur.payloadHash())) {
-        throw new PayloadMismatchException(r.consumer(), r.messageId());
-      }
-      if (cur.state() == RecordState.DONE) {
-        return BeginResult.of(Kind.DUPLICATE, cur, now);
-      }
-      if (cur.state() == RecordState.DEAD) {
-        return BeginResult.of(Kind.DEAD, cur, now);
-      }
-      if (now.isBefore(cur.leaseUntil())) {
-        return BeginResult.of(Kind.IN_FLIGHT, cur, now);
-      }
-      boolean dies = cur.attempts() >= r.maxAttempts();
-      InboxRecord next =
-          dies
-              ? copy(
-                  cur,
-                  RecordState.DEAD,
-                  cur.attempts(),
-                  null,
-                  now,
-                  cur.lastError() != null
-                      ? cur.lastError()
-                      : "lease expired without completion after "
-                          + cur.attempts()
-                          + " attempt(s); the handler probably crashed the process")
-              : copy(
-                  cur,
-                  RecordState.PROCESSING,
-                  cur.attempts() + 1,
-                  now.plus(r.lease()),
-                  now,
-                  cur.lastError());
-      try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
-        ps.setString(1, next.state().name());
-        s.dialect.setInstant(ps, 2, next.leaseUntil());
-        s.dialect.setInstant(ps, 3, now);
-        ps.setString(4, next.lastError());
-        ps.setInt(5, next.attempts());
-        ps.setString(6, r.consumer());
-        ps.setString(7, r.messageId());
-        ps.setInt(8, cur.attempts());
-        s.dialect.setInstant(ps, 9, now);
-        if (ps.executeUpdate() == 1) {
-          return BeginResult.of(dies ? Kind.DIED : Kind.TAKEN_OVER, next, now);
-        }
+      BeginResult decided = decide(c, r, snap);
+      if (decided != null) {
+        return decided;
       }
       // Another instance changed the record between our read and our update: look again.
     }
     throw new InboxException(
         "begin for message '" + r.messageId() + "' kept racing with other instances; giving up");
+  }
+
+  /**
+   * Decides a begin for an existing record read at the database time {@code snap.now}: an answer
+   * without writing, or a takeover (or death) by an UPDATE conditioned on exactly what was read.
+   * Returns null if that UPDATE lost a race, so the caller reads again.
+   */
+  private BeginResult decide(Connection c, BeginRequest r, Snapshot snap) throws SQLException {
+    InboxRecord cur = snap.record;
+    Instant now = snap.now;
+    if (r.payloadHash() != null
+        && cur.payloadHash() != null
+        && !r.payloadHash().equals(cur.payloadHash())) {
+      throw new PayloadMismatchException(r.consumer(), r.messageId());
+    }
+    if (cur.state() == RecordState.DONE) {
+      return BeginResult.of(Kind.DUPLICATE, cur, now);
+    }
+    if (cur.state() == RecordState.DEAD) {
+      return BeginResult.of(Kind.DEAD, cur, now);
+    }
+    if (now.isBefore(cur.leaseUntil())) {
+      return BeginResult.of(Kind.IN_FLIGHT, cur, now);
+    }
+    boolean dies = cur.attempts() >= r.maxAttempts();
+    InboxRecord next =
+        dies
+            ? copy(
+                cur,
+                RecordState.DEAD,
+                cur.attempts(),
+                null,
+                now,
+                cur.lastError() != null
+                    ? cur.lastError()
+                    : "lease expired without completion after "
+                        + cur.attempts()
+                        + " attempt(s); the handler probably crashed the process")
+            : copy(
+                cur,
+                RecordState.PROCESSING,
+                cur.attempts() + 1,
+                now.plus(r.lease()),
+                now,
+                cur.lastError());
+    Statements s = statements();
+    try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
+      ps.setString(1, next.state().name());
+      s.dialect.setInstant(ps, 2, next.leaseUntil());
+      s.dialect.setInstant(ps, 3, now);
+      ps.setString(4, next.lastError());
+      ps.setInt(5, next.attempts());
+      ps.setString(6, r.consumer());
+      ps.setString(7, r.messageId());
+      ps.setInt(8, cur.attempts());
+      s.dialect.setInstant(ps, 9, now);
+      return ps.executeUpdate() == 1
+          ? BeginResult.of(dies ? Kind.DIED : Kind.TAKEN_OVER, next, now)
+          : null;
+    }
+  }
+
+  // ---- batches -----------------------------------------------------------------------------
+
+  /**
+   * Begins many messages of one consumer at once: new ids are claimed with one multi-row insert and
+   * the rest are read with one query, so a batch of new messages costs one round trip on PostgreSQL
+   * and MariaDB. Each result is what {@link #begin} would have answered for that request at that
+   * moment; an id repeated within the batch is IN_FLIGHT (or what its first occurrence got, if that
+   * did not claim it). Results are in request order.
+   *
+   * @throws IllegalArgumentException if the requests name more than one consumer
+   * @throws PayloadMismatchException if any request's payload hash differs from its record's
+   */
+  public List<BeginResult> beginBatch(List<BeginRequest> requests) {
+    Objects.requireNonNull(requests, "requests");
+    if (requests.isEmpty()) {
+      return List.of();
+    }
+    String consumer = requests.get(0).consumer();
+    for (BeginRequest r : requests) {
+      if (!r.consumer().equals(consumer)) {
+        throw new IllegalArgumentException(
+            "a batch holds one consumer's messages; got '"
+                + consumer
+                + "' and '"
+                + r.consumer()
+                + "'");
+      }
+    }
+    return run("begin batch", true, c -> beginBatchOn(c, requests));
+  }
+
+  List<BeginResult> beginBatchOn(Connection c, List<BeginRequest> requests) throws SQLException {
+    Statements s = statements();
+    Map<String, BeginRequest> firsts = new LinkedHashMap<>();
+    for (BeginRequest r : requests) {
+      firsts.putIfAbsent(r.messageId(), r);
+    }
+    Map<String, BeginResult> decided = new HashMap<>();
+    List<BeginRequest> distinct = new ArrayList<>(firsts.values());
+    for (int from = 0; from < distinct.size(); from += MAX_BATCH) {
+      List<BeginRequest> chunk =
+          distinct.subList(from, Math.min(distinct.size(), from + MAX_BATCH));
+      if (!s.dialect.supportsBatchInsert()) {
+        for (BeginRequest r : chunk) {
+          decided.put(r.messageId(), beginOn(c, r));
+        }
+        continue;
+      }
+      for (InboxRecord inserted :
+          s.dialect.batchInsertIfAbsent(c, table.value(), chunk, this::readRecord)) {
+        decided.put(
+            inserted.messageId(), BeginResult.of(Kind.CLAIMED, inserted, inserted.createdAt()));
+      }
+      List<BeginRequest> existing = new ArrayList<>();
+      for (BeginRequest r : chunk) {
+        if (!decided.containsKey(r.messageId())) {
+          existing.add(r);
+        }
+      }
+      if (existing.isEmpty()) {
+        continue;
+      }
+      Map<String, Snapshot> snaps = selectManyWithNow(c, existing);
+      for (BeginRequest r : existing) {
+        Snapshot snap = snaps.get(r.messageId());
+        BeginResult result = snap == null ? null : decide(c, r, snap);
+        // Pruned or raced since the insert: settle this one the single-message way.
+        decided.put(r.messageId(), result != null ? result : beginOn(c, r));
+      }
+    }
+    List<BeginResult> out = new ArrayList<>(requests.size());
+    Set<String> seen = new HashSet<>();
+    for (BeginRequest r : requests) {
+      BeginResult first = decided.get(r.messageId());
+      if (seen.add(r.messageId()) || !first.claimed()) {
+        out.add(first);
+      } else {
+        // A repeat of an id this batch just claimed: the same answer a second delivery gets.
+        out.add(BeginResult.of(Kind.IN_FLIGHT, first.record(), first.storeTime()));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** How one fenced completion of a batch ended: the DONE record, or why it was refused. */
+  public record BatchCompletion(Claim claim, InboxRecord record, InboxException error) {
+    public boolean succeeded() {
+      return error == null;
+    }
+  }
+
+  /**
+   * Completes many claims of one consumer in one short transaction, with one fenced statement for
+   * the whole batch. Each result is what {@link #complete} would have done for that claim: the DONE
+   * record, or a {@link LeaseLostException} / {@link UnknownClaimException} for claims no longer
+   * current (those records are unchanged). Results are in claim order.
+   */
+  public List<BatchCompletion> completeBatch(List<Claim> claims) {
+    Objects.requireNonNull(claims, "claims");
+    return run(
+        "complete batch",
+        true,
+        c -> {
+          try (LocalTransaction tx = new LocalTransaction(c)) {
+            List<BatchCompletion> done = completeBatchOn(c, claims);
+            tx.commit();
+            return done;
+          }
+        });
+  }
+
+  /** {@link #completeBatch(List)} inside the caller's transaction, which the caller commits. */
+  public List<BatchCompletion> completeBatch(Connection connection, List<Claim> claims) {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(claims, "claims");
+    return onCallerConnection(
+        "complete batch", connection, () -> completeBatchOn(connection, claims));
+  }
+
+  List<BatchCompletion> completeBatchOn(Connection c, List<Claim> claims) throws SQLException {
+    if (claims.isEmpty()) {
+      return List.of();
+    }
+    String consumer = claims.get(0).consumer();
+    Map<String, Claim> byId = new LinkedHashMap<>();
+    for (Claim claim : claims) {
+      if (!claim.consumer().equals(consumer)) {
+        throw new IllegalArgumentException(
+            "a batch holds one consumer's claims; got '"
+                + consumer
+                + "' and '"
+                + claim.consumer()
+                + "'");
+      }
+      if (byId.putIfAbsent(claim.messageId(), claim) != null) {
+        throw new IllegalArgumentException(
+            "claim for message '" + claim.messageId() + "' appears twice in one batch");
+      }
+    }
+    Statements s = statements();
+    Map<String, InboxRecord> completed = new HashMap<>();
+    List<Claim> distinct = new ArrayList<>(byId.values());
+    for (int from = 0; from < distinct.size(); from += MAX_BATCH) {
+      List<Claim> chunk = distinct.subList(from, Math.min(distinct.size(), from + MAX_BATCH));
+      for (InboxRecord done : s.dialect.batchComplete(c, table.value(), chunk, this::readRecord)) {
+        completed.put(done.messageId(), done);
+      }
+    }
+    List<BatchCompletion> out = new ArrayList<>(claims.size());
+    for (Claim claim : claims) {
+      InboxRecord done = completed.get(claim.messageId());
+      if (done != null) {
+        out.add(new BatchCompletion(claim, done, null));
+        continue;
+      }
+      InboxRecord current = select(c, claim.consumer(), claim.messageId());
+      InboxException refusal;
+      if (current == null) {
+        refusal = new UnknownClaimException(claim, "no record exists for this key");
+      } else if (claim.fencingToken() > current.attempts()) {
+        refusal =
+            new UnknownClaimException(
+                claim, "the record has only reached attempt " + current.attempts());
+      } else {
+        refusal = new LeaseLostException(claim, current.state(), current.attempts());
+      }
+      out.add(new BatchCompletion(claim, null, refusal));
+    }
+    return List.copyOf(out);
+  }
+
+  /** Reads many records of one consumer with the database's time, keyed by message id. */
+  Map<String, Snapshot> selectManyWithNow(Connection c, List<BeginRequest> requests)
+      throws SQLException {
+    JdbcDialect d = statements().dialect;
+    List<String> ids = new ArrayList<>(requests.size());
+    for (BeginRequest r : requests) {
+      ids.add(r.messageId());
+    }
+    Map<String, Snapshot> out = new HashMap<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(d.selectManyWithNow(table.value(), ids.size()))) {
+      d.bindKeys(ps, 1, requests.get(0).consumer(), ids);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          InboxRecord r = readRecord(rs);
+          out.put(r.messageId(), new Snapshot(r, d.getInstant(rs, "db_now")));
+        }
+      }
+    }
+    return out;
   }
 
   private InboxRecord tryInsert(Connection c, BeginRequest r) throws SQLException {
@@ -517,7 +757,7 @@ public final class JdbcInboxStore implements InboxStore {
     throw new LeaseLostException(claim, current.state(), current.attempts());
   }
 
-  private record Snapshot(InboxRecord record, Instant now) {}
+  record Snapshot(InboxRecord record, Instant now) {}
 
   private Snapshot selectWithNow(Connection c, String consumer, String messageId)
       throws SQLException {
@@ -631,6 +871,9 @@ public final class JdbcInboxStore implements InboxStore {
     while (true) {
       attempt++;
       try (Connection c = dataSource.getConnection()) {
+        // Detect on this connection: asking the pool for a second one while holding this one
+        // deadlocks a pool that every thread has exhausted the same way.
+        statements(c);
         boolean autoCommit = c.getAutoCommit();
         if (!autoCommit) {
           c.setAutoCommit(true);
@@ -653,8 +896,9 @@ public final class JdbcInboxStore implements InboxStore {
     }
   }
 
-  <T> T onCallerConnection(String operation, CallerWork<T> work) {
+  <T> T onCallerConnection(String operation, Connection c, CallerWork<T> work) {
     try {
+      statements(c);
       return work.run();
     } catch (SQLException e) {
       throw translate(operation, e, kindOf(e));
@@ -664,15 +908,18 @@ public final class JdbcInboxStore implements InboxStore {
   private SqlErrorKind kindOf(SQLException e) {
     Statements s = statements;
     JdbcDialect d = s != null ? s.dialect : configuredDialect;
-    if (d == null) {
-      String state = e.getSQLState();
-      return state != null && state.startsWith("08")
-          ? SqlErrorKind.CONNECTION
-          : (state != null && state.startsWith("28")
-              ? SqlErrorKind.ACCESS_DENIED
-              : SqlErrorKind.OTHER);
-    }
-    return d.classify(e);
+    // Before the dialect is known (detection failed), the generic SQLState rules apply.
+    return (d != null ? d : GENERIC).classify(e);
+  }
+
+  /** Translates an SQL error into the project's exceptions, by the dialect if known yet. */
+  InboxException translate(String operation, SQLException e) {
+    return translate(operation, e, kindOf(e));
+  }
+
+  /** The dialect, detected on {@code c} (which the caller holds) if not known yet. */
+  JdbcDialect dialect(Connection c) throws SQLException {
+    return statements(c).dialect;
   }
 
   InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
@@ -709,20 +956,28 @@ public final class JdbcInboxStore implements InboxStore {
     }
   }
 
+  /** The statements, detecting the dialect on a connection of the pool's if needed. */
   private Statements statements() {
+    Statements s = statements;
+    if (s != null) {
+      return s;
+    }
+    try (Connection c = configuredDialect != null ? null : dataSource.getConnection()) {
+      return statements(c);
+    } catch (SQLException e) {
+      throw translate("dialect detection", e, kindOf(e));
+    }
+  }
+
+  /** The statements, detecting the dialect on {@code c} (which the caller already holds). */
+  Statements statements(Connection c) throws SQLException {
     Statements s = statements;
     if (s == null) {
       synchronized (this) {
         s = statements;
         if (s == null) {
-          JdbcDialect dialect = configuredDialect;
-          if (dialect == null) {
-            try (Connection c = dataSource.getConnection()) {
-              dialect = JdbcDialect.detect(c);
-            } catch (SQLException e) {
-              throw translate("dialect detection", e, kindOf(e));
-            }
-          }
+          JdbcDialect dialect =
+              configuredDialect != null ? configuredDialect : JdbcDialect.detect(c);
           s = new Statements(dialect, table);
           statements = s;
         }

@@ -37,56 +37,32 @@ public final class TransactionalEffect implements ClaimedEffect {
       Claim claim = run.handlerReturned();
       return store.complete(c, claim, run.keptResult());
     }
-    try (Connection c = store.dataSource().getConnection()) {
-      boolean autoCommit = c.getAutoCommit();
-      c.setAutoCommit(false);
+    try (Connection c = store.dataSource().getConnection();
+        LocalTransaction tx = new LocalTransaction(c)) {
       try {
-        try {
-          handler.handle(run.message(), run.attempt(), c);
-        } catch (Exception e) {
-          rollbackQuietly(c, e);
-          throw e;
-        }
-        Claim claim = run.handlerReturned();
-        InboxRecord done;
-        try {
-          done = store.completeOn(c, claim, run.keptResult());
-        } catch (SQLException e) {
-          rollbackQuietly(c, e);
-          throw store.translate("complete", e, store.dialect().classify(e));
-        } catch (RuntimeException e) {
-          // Lease lost or unknown claim: the business writes must not commit.
-          rollbackQuietly(c, e);
-          throw e;
-        }
-        try {
-          c.commit();
-        } catch (SQLException e) {
-          throw store.translate("commit", e, store.dialect().classify(e));
-        }
-        return done;
-      } finally {
-        restoreAutoCommit(c, autoCommit);
+        handler.handle(run.message(), run.attempt(), c);
+      } catch (Exception e) {
+        tx.rollback(e);
+        throw e;
       }
-    }
-  }
-
-  static void rollbackQuietly(Connection c, Throwable cause) {
-    try {
-      c.rollback();
-    } catch (SQLException e) {
-      cause.addSuppressed(e);
-    }
-  }
-
-  static void restoreAutoCommit(Connection c, boolean autoCommit) {
-    try {
-      if (!c.isClosed()) {
-        c.setAutoCommit(autoCommit);
+      Claim claim = run.handlerReturned();
+      InboxRecord done;
+      try {
+        done = store.completeOn(c, claim, run.keptResult());
+      } catch (SQLException e) {
+        tx.rollback(e);
+        throw store.translate("complete", e);
+      } catch (RuntimeException e) {
+        // Lease lost or unknown claim: the business writes must not commit.
+        tx.rollback(e);
+        throw e;
       }
-    } catch (SQLException e) {
-      // Ignored on purpose: it must not hide the outcome, and the connection is closed next; a
-      // pool resets or discards a connection whose state it cannot restore.
+      try {
+        tx.commit();
+      } catch (SQLException e) {
+        throw store.translate("commit", e);
+      }
+      return done;
     }
   }
 }

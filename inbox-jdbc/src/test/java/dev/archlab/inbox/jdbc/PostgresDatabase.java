@@ -72,6 +72,27 @@ public final class PostgresDatabase extends TestDatabase {
   }
 
   @Override
+  String farTimeZoneSql() {
+    return "SET TIME ZONE 'Pacific/Kiritimati'";
+  }
+
+  @Override
+  String lockTimeoutSql(long millis) {
+    return null; // OneCommitConsumer sets it per transaction (SET LOCAL lock_timeout)
+  }
+
+  @Override
+  String unreachableUrl() {
+    return "jdbc:postgresql://127.0.0.1:1/nowhere?connectTimeout=2";
+  }
+
+  @Override
+  String[] refusedLogin() {
+    // The embedded server trusts local logins, but not roles that do not exist.
+    return new String[] {server.getJdbcUrl("no_such_role", "postgres"), "no_such_role", "x"};
+  }
+
+  @Override
   String minusMicros(String col) {
     return col + " - CAST(? AS BIGINT) * INTERVAL '1 microsecond'";
   }

@@ -37,6 +37,18 @@ public abstract class TestDatabase {
   /** An SQL expression: column {@code col} moved back by a bound number of microseconds. */
   abstract String minusMicros(String col);
 
+  /** Session SQL that sets a time zone far from UTC, to show it does not matter. */
+  abstract String farTimeZoneSql();
+
+  /** Session SQL that bounds row-lock waits to {@code millis}, or null if set per transaction. */
+  abstract String lockTimeoutSql(long millis);
+
+  /** A JDBC URL of this kind where no server listens. */
+  abstract String unreachableUrl();
+
+  /** A JDBC URL/user/password triple the server refuses. */
+  abstract String[] refusedLogin();
+
   /** The shared pool. */
   public synchronized DataSource dataSource() {
     if (pool == null) {
@@ -47,8 +59,19 @@ public abstract class TestDatabase {
 
   /** A separate pool of the given size, for tests that need to control connection counts. */
   public HikariDataSource newPool(int size) {
+    return newPool(size, null);
+  }
+
+  /**
+   * A separate pool whose connections run {@code initSql} first (a session time zone, a lock
+   * timeout).
+   */
+  public HikariDataSource newPool(int size, String initSql) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl());
+    if (initSql != null) {
+      config.setConnectionInitSql(initSql);
+    }
     if (user() != null) {
       config.setUsername(user());
       config.setPassword(password());

@@ -1,5 +1,9 @@
 package dev.archlab.inbox.jdbc.dialect;
 
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.store.BeginRequest;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -9,6 +13,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * What differs between databases: SQL for the store's statements, how the database's clock is read,
@@ -88,7 +96,7 @@ public abstract class JdbcDialect {
   public SqlErrorKind classify(SQLException e) {
     String state = e.getSQLState();
     if (state == null) {
-      return SqlErrorKind.OTHER;
+      return connectionClass(e) ? SqlErrorKind.CONNECTION : SqlErrorKind.OTHER;
     }
     if (state.startsWith("08")) {
       return SqlErrorKind.CONNECTION;
@@ -105,7 +113,143 @@ public abstract class JdbcDialect {
     if (state.equals("28000") || state.equals("28P01")) {
       return SqlErrorKind.ACCESS_DENIED;
     }
-    return SqlErrorKind.OTHER;
+    return connectionClass(e) ? SqlErrorKind.CONNECTION : SqlErrorKind.OTHER;
+  }
+
+  // ---- batches ---------------------------------------------------------------------------------
+
+  /** Whether {@link #batchInsertIfAbsent} is available; otherwise ids are claimed one by one. */
+  public boolean supportsBatchInsert() {
+    return false;
+  }
+
+  /**
+   * Inserts a new PROCESSING record for every request (one consumer) whose key does not exist, in
+   * one statement, and returns the inserted records. Keys that exist are left alone and not
+   * returned. Only called when {@link #supportsBatchInsert()}.
+   */
+  public List<InboxRecord> batchInsertIfAbsent(
+      Connection c, String table, List<BeginRequest> requests, RecordReader reader)
+      throws SQLException {
+    throw new UnsupportedOperationException(name() + " has no batch insert");
+  }
+
+  /** Reads many keys of one consumer with the database's time as {@code db_now}. */
+  public String selectManyWithNow(String table, int count) {
+    return "SELECT "
+        + COLUMNS
+        + ", "
+        + now()
+        + " AS db_now FROM "
+        + table
+        + " WHERE consumer = ? AND message_id IN ("
+        + placeholders(count, "?")
+        + ")";
+  }
+
+  /** Binds a consumer and its message ids for {@link #selectManyWithNow}. */
+  public void bindKeys(PreparedStatement ps, int from, String consumer, List<String> ids)
+      throws SQLException {
+    ps.setString(from, consumer);
+    for (int i = 0; i < ids.size(); i++) {
+      ps.setString(from + 1 + i, ids.get(i));
+    }
+  }
+
+  /**
+   * Marks DONE every claim (one consumer, distinct ids) that is still current, inside the caller's
+   * transaction, and returns the DONE records. Claims no longer current are left alone and not
+   * returned. This default locks the rows, decides, then updates exactly the current ones.
+   */
+  public List<InboxRecord> batchComplete(
+      Connection c, String table, List<Claim> claims, RecordReader reader) throws SQLException {
+    String consumer = claims.get(0).consumer();
+    List<String> ids = new ArrayList<>(claims.size());
+    for (Claim claim : claims) {
+      ids.add(claim.messageId());
+    }
+    Map<String, InboxRecord> rows = new HashMap<>();
+    Instant now = null;
+    try (PreparedStatement ps =
+        c.prepareStatement(selectManyWithNow(table, ids.size()) + " FOR UPDATE")) {
+      bindKeys(ps, 1, consumer, ids);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          InboxRecord r = reader.read(rs);
+          rows.put(r.messageId(), r);
+          now = getInstant(rs, "db_now");
+        }
+      }
+    }
+    List<InboxRecord> current = new ArrayList<>();
+    for (Claim claim : claims) {
+      InboxRecord r = rows.get(claim.messageId());
+      if (r != null
+          && r.state() == RecordState.PROCESSING
+          && r.attempts() == claim.fencingToken()) {
+        current.add(r);
+      }
+    }
+    if (current.isEmpty()) {
+      return List.of();
+    }
+    String update =
+        "UPDATE "
+            + table
+            + " SET state = 'DONE', lease_until = NULL, updated_at = ?, result = NULL"
+            + " WHERE consumer = ? AND state = 'PROCESSING' AND (message_id, attempts) IN ("
+            + placeholders(current.size(), "(?, ?)")
+            + ")";
+    try (PreparedStatement ps = c.prepareStatement(update)) {
+      setInstant(ps, 1, now);
+      ps.setString(2, consumer);
+      int i = 3;
+      for (InboxRecord r : current) {
+        ps.setString(i++, r.messageId());
+        ps.setInt(i++, r.attempts());
+      }
+      int updated = ps.executeUpdate();
+      if (updated != current.size()) {
+        // The rows are locked by this transaction; anything else means the lock did not hold.
+        throw new SQLException(
+            "batch complete updated " + updated + " of " + current.size() + " locked rows");
+      }
+    }
+    List<InboxRecord> done = new ArrayList<>(current.size());
+    for (InboxRecord r : current) {
+      done.add(
+          new InboxRecord(
+              r.consumer(),
+              r.messageId(),
+              RecordState.DONE,
+              r.attempts(),
+              null,
+              r.createdAt(),
+              now,
+              r.lastError(),
+              r.payloadHash(),
+              null));
+    }
+    return done;
+  }
+
+  /** {@code count} copies of {@code each}, comma-separated. */
+  protected static String placeholders(int count, String each) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < count; i++) {
+      if (i > 0) {
+        sb.append(", ");
+      }
+      sb.append(each);
+    }
+    return sb.toString();
+  }
+
+  /** Pools and drivers report refused and lost connections as these types, state or not. */
+  private static boolean connectionClass(SQLException e) {
+    return e instanceof java.sql.SQLTransientConnectionException
+        || e instanceof java.sql.SQLNonTransientConnectionException
+        || e instanceof java.sql.SQLRecoverableException;
   }
 
   /** Whether the database aborts the whole transaction after any failed statement. */

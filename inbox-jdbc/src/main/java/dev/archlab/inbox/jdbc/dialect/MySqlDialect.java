@@ -1,5 +1,8 @@
 package dev.archlab.inbox.jdbc.dialect;
 
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.store.BeginRequest;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -7,6 +10,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * MySQL 8 and MariaDB 10.6 and later. Timestamps are {@code DATETIME(6)} holding UTC, written from
@@ -99,6 +104,44 @@ public class MySqlDialect extends JdbcDialect {
   public Instant getInstant(ResultSet rs, String column) throws SQLException {
     LocalDateTime value = rs.getObject(column, LocalDateTime.class);
     return value == null ? null : value.toInstant(ZoneOffset.UTC);
+  }
+
+  /** MariaDB only: MySQL cannot tell which rows a multi-row insert added. */
+  @Override
+  public boolean supportsBatchInsert() {
+    return mariaDb;
+  }
+
+  @Override
+  public List<InboxRecord> batchInsertIfAbsent(
+      Connection c, String table, List<BeginRequest> requests, RecordReader reader)
+      throws SQLException {
+    String row =
+        "(?, ?, 'PROCESSING', 1, " + nowPlusMicros() + ", UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), ?)";
+    String sql =
+        "INSERT IGNORE INTO "
+            + table
+            + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
+            + " payload_hash) VALUES "
+            + placeholders(requests.size(), row)
+            + " RETURNING "
+            + COLUMNS;
+    List<InboxRecord> inserted = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      int i = 1;
+      for (BeginRequest r : requests) {
+        ps.setString(i++, r.consumer());
+        ps.setString(i++, r.messageId());
+        ps.setLong(i++, r.lease().toNanos() / 1_000);
+        ps.setString(i++, r.payloadHash());
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          inserted.add(reader.read(rs));
+        }
+      }
+    }
+    return inserted;
   }
 
   @Override

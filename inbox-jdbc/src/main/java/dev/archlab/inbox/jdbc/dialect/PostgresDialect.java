@@ -1,7 +1,15 @@
 package dev.archlab.inbox.jdbc.dialect;
 
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.store.BeginRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * PostgreSQL 12 and later. Claims use {@code INSERT … ON CONFLICT DO NOTHING RETURNING}, which
@@ -78,6 +86,103 @@ public class PostgresDialect extends JdbcDialect {
       return SqlErrorKind.CONNECTION;
     }
     return super.classify(e);
+  }
+
+  @Override
+  public boolean supportsBatchInsert() {
+    return true;
+  }
+
+  @Override
+  public List<InboxRecord> batchInsertIfAbsent(
+      Connection c, String table, List<BeginRequest> requests, RecordReader reader)
+      throws SQLException {
+    // Arrays keep the statement text fixed whatever the batch size: one prepared statement.
+    String sql =
+        "INSERT INTO "
+            + table
+            + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
+            + " payload_hash) SELECT ?, x.m, 'PROCESSING', 1,"
+            + " statement_timestamp() + x.l * INTERVAL '1 microsecond',"
+            + " statement_timestamp(), statement_timestamp(), x.h"
+            + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))"
+            + " AS x(m, l, h)"
+            + " ON CONFLICT (consumer, message_id) DO NOTHING RETURNING "
+            + COLUMNS;
+    String[] ids = new String[requests.size()];
+    Long[] leases = new Long[requests.size()];
+    String[] hashes = new String[requests.size()];
+    for (int i = 0; i < requests.size(); i++) {
+      BeginRequest r = requests.get(i);
+      ids[i] = r.messageId();
+      leases[i] = r.lease().toNanos() / 1_000;
+      hashes[i] = r.payloadHash();
+    }
+    List<InboxRecord> inserted = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, requests.get(0).consumer());
+      ps.setArray(2, c.createArrayOf("varchar", ids));
+      ps.setArray(3, c.createArrayOf("bigint", leases));
+      ps.setArray(4, c.createArrayOf("varchar", hashes));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          inserted.add(reader.read(rs));
+        }
+      }
+    }
+    return inserted;
+  }
+
+  @Override
+  public String selectManyWithNow(String table, int count) {
+    return "SELECT "
+        + COLUMNS
+        + ", statement_timestamp() AS db_now FROM "
+        + table
+        + " WHERE consumer = ? AND message_id = ANY (CAST(? AS VARCHAR[]))";
+  }
+
+  @Override
+  public void bindKeys(PreparedStatement ps, int from, String consumer, List<String> ids)
+      throws SQLException {
+    ps.setString(from, consumer);
+    ps.setArray(from + 1, ps.getConnection().createArrayOf("varchar", ids.toArray()));
+  }
+
+  @Override
+  public List<InboxRecord> batchComplete(
+      Connection c, String table, List<Claim> claims, RecordReader reader) throws SQLException {
+    StringBuilder returning = new StringBuilder();
+    for (String col : COLUMNS.split(",\\s*")) {
+      returning.append(returning.length() == 0 ? "" : ", ").append("t.").append(col);
+    }
+    String sql =
+        "UPDATE "
+            + table
+            + " AS t SET state = 'DONE', lease_until = NULL, updated_at = statement_timestamp(),"
+            + " result = NULL"
+            + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS INTEGER[])) AS x(m, a)"
+            + " WHERE t.consumer = ? AND t.message_id = x.m AND t.attempts = x.a"
+            + " AND t.state = 'PROCESSING' RETURNING "
+            + returning;
+    String[] ids = new String[claims.size()];
+    Integer[] tokens = new Integer[claims.size()];
+    for (int i = 0; i < claims.size(); i++) {
+      ids[i] = claims.get(i).messageId();
+      tokens[i] = claims.get(i).fencingToken();
+    }
+    List<InboxRecord> done = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setArray(1, c.createArrayOf("varchar", ids));
+      ps.setArray(2, c.createArrayOf("integer", tokens));
+      ps.setString(3, claims.get(0).consumer());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          done.add(reader.read(rs));
+        }
+      }
+    }
+    return done;
   }
 
   @Override

@@ -1,0 +1,186 @@
+package dev.archlab.inbox.internal;
+
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.DeadLetterHandler;
+import dev.archlab.inbox.InboxEvent;
+import dev.archlab.inbox.InboxListener;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.LeaseLostException;
+import dev.archlab.inbox.Message;
+import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.InboxStore;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * The steps every consumer shares once a store has answered: turning a begin that did not claim
+ * into an outcome, recording a failed attempt (retry or dead letter), reporting events. Written
+ * once here so the lease-mode, one-commit and batch consumers cannot drift apart.
+ */
+public final class ConsumeSteps {
+
+  private static final System.Logger LOG = System.getLogger(ConsumeSteps.class.getName());
+
+  private final String consumer;
+  private final InboxStore store;
+  private final RetryPolicy retryPolicy;
+  private final InboxListener listener;
+  private final DeadLetterHandler deadLetterHandler;
+  private final Clock clock;
+
+  public ConsumeSteps(
+      String consumer,
+      InboxStore store,
+      RetryPolicy retryPolicy,
+      InboxListener listener,
+      DeadLetterHandler deadLetterHandler,
+      Clock clock) {
+    this.consumer = consumer;
+    this.store = store;
+    this.retryPolicy = retryPolicy;
+    this.listener = listener;
+    this.deadLetterHandler = deadLetterHandler;
+    this.clock = clock;
+  }
+
+  /**
+   * The outcome of a begin that did not claim the message (running the dead-letter path if this
+   * begin parked it), or null when it did claim; a takeover is reported before returning null.
+   */
+  public Outcome unclaimed(Message message, BeginResult begun) {
+    InboxRecord record = begun.record();
+    switch (begun.kind()) {
+      case DUPLICATE:
+        emit(InboxEvent.Kind.DUPLICATE, message.id(), record.attempts(), null);
+        return Outcome.of(Outcome.Status.DUPLICATE, record);
+      case IN_FLIGHT:
+        emit(InboxEvent.Kind.IN_FLIGHT, message.id(), record.attempts(), null);
+        return new Outcome(
+            Outcome.Status.IN_FLIGHT,
+            message.id(),
+            record.attempts(),
+            begun.retryAfter(),
+            record.leaseUntil(),
+            null,
+            null);
+      case DEAD:
+        return Outcome.of(Outcome.Status.DEAD, record);
+      case DIED:
+        runDeadLetter(message, record);
+        emit(InboxEvent.Kind.DEAD, message.id(), record.attempts(), null);
+        return Outcome.of(Outcome.Status.DEAD, record);
+      case TAKEN_OVER:
+        emit(InboxEvent.Kind.TAKEOVER, message.id(), record.attempts(), null);
+        return null;
+      case CLAIMED:
+        return null;
+      default:
+        throw new IllegalStateException("unknown begin result " + begun.kind());
+    }
+  }
+
+  /** Reports the claim and returns nothing; called just before the handler runs. */
+  public void claimed(Message message, Claim claim) {
+    emit(InboxEvent.Kind.CLAIMED, message.id(), claim.fencingToken(), null);
+  }
+
+  /** Reports a DONE record and returns its APPLIED outcome. */
+  public Outcome applied(InboxRecord done) {
+    emit(InboxEvent.Kind.APPLIED, done.messageId(), done.attempts(), null);
+    return Outcome.of(Outcome.Status.APPLIED, done);
+  }
+
+  /**
+   * Records that the attempt under {@code claim} failed: with attempts left, the record waits for
+   * the backoff delay (FAILED); at the last attempt it is parked DEAD and the dead-letter path runs
+   * once (DEAD).
+   *
+   * @throws LeaseLostException if the claim is no longer current; reported as LEASE_LOST
+   */
+  public Outcome recordFailure(Message message, Claim claim, Exception failure) {
+    String error = describe(failure);
+    try {
+      if (!retryPolicy.hasAttemptsLeftAfter(claim.fencingToken())) {
+        InboxRecord dead = store.markDead(claim, error);
+        runDeadLetter(message, dead);
+        emit(InboxEvent.Kind.DEAD, message.id(), dead.attempts(), failure);
+        return new Outcome(
+            Outcome.Status.DEAD, message.id(), dead.attempts(), null, null, failure, null);
+      }
+      Duration delay = retryPolicy.delayAfter(claim.fencingToken());
+      InboxRecord failed = store.fail(claim, error, delay);
+      emit(InboxEvent.Kind.FAILED, message.id(), failed.attempts(), failure);
+      return new Outcome(
+          Outcome.Status.FAILED,
+          message.id(),
+          failed.attempts(),
+          delay,
+          failed.leaseUntil(),
+          failure,
+          null);
+    } catch (LeaseLostException lost) {
+      lost.addSuppressed(failure);
+      emit(InboxEvent.Kind.LEASE_LOST, message.id(), claim.fencingToken(), lost);
+      throw lost;
+    }
+  }
+
+  /** Runs the dead-letter handler; a failure there is logged, never retried. */
+  public void runDeadLetter(Message message, InboxRecord record) {
+    try {
+      deadLetterHandler.onDead(message, record);
+    } catch (Exception e) {
+      // The record is DEAD already; running the dead-letter path again could duplicate it.
+      LOG.log(
+          Level.ERROR,
+          "dead-letter handler failed for message '"
+              + message.id()
+              + "' of consumer '"
+              + consumer
+              + "'; the record stays DEAD",
+          e);
+    }
+  }
+
+  /** Reports an event; a listener that throws is logged and ignored. */
+  public void emit(InboxEvent.Kind kind, String messageId, int attempts, Throwable error) {
+    emit(new InboxEvent(kind, consumer, messageId, attempts, error, 0, clock.instant()));
+  }
+
+  /** Reports a prune of {@code count} records. */
+  public void pruned(long count) {
+    emit(new InboxEvent(InboxEvent.Kind.PRUNED, consumer, null, 0, null, count, clock.instant()));
+  }
+
+  private void emit(InboxEvent event) {
+    try {
+      listener.onEvent(event);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "inbox listener failed on " + event.kind() + "; ignored", e);
+    }
+  }
+
+  /** The text kept as {@code lastError}: exception class and message, bounded. */
+  public static String describe(Throwable t) {
+    String text = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    return InboxRecord.boundError(text);
+  }
+
+  /**
+   * @throws IllegalArgumentException if {@code result} is over {@link InboxRecord#MAX_RESULT_BYTES}
+   */
+  public static byte[] checkedResult(byte[] result) {
+    if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
+      throw new IllegalArgumentException(
+          "result of "
+              + result.length
+              + " bytes exceeds the limit of "
+              + InboxRecord.MAX_RESULT_BYTES
+              + " bytes");
+    }
+    return result == null ? null : result.clone();
+  }
+}

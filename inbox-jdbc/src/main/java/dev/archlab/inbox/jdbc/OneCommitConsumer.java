@@ -1,0 +1,304 @@
+package dev.archlab.inbox.jdbc;
+
+import dev.archlab.inbox.Attempt;
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.DeadLetterHandler;
+import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.InboxConfig;
+import dev.archlab.inbox.InboxEvent;
+import dev.archlab.inbox.InboxListener;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.Message;
+import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.internal.ConsumeSteps;
+import dev.archlab.inbox.internal.Fingerprint;
+import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Consumes a message whose only effect is in the inbox's own database with one commit: the claim,
+ * the handler's business writes and DONE go into a single transaction.
+ *
+ * <ul>
+ *   <li>The primary key serialises concurrent duplicates: a second delivery waits for the first
+ *       transaction (bounded by the lock timeout), then reports DUPLICATE, or IN_FLIGHT if the wait
+ *       timed out.
+ *   <li>A crash anywhere before the commit rolls everything back, the claim included, so a
+ *       redelivery applies at once: no lease has to run out first.
+ *   <li>A handler exception rolls the transaction back; the failure is then recorded in a short
+ *       transaction of its own (attempts, retry time, last error) so retries back off and a poison
+ *       message still ends DEAD with its dead-letter path run once.
+ * </ul>
+ *
+ * <p>Choose it over the lease mode ({@link JdbcInboxStore#transactional}) when the handler only
+ * writes to this database and runs briefly: it saves a commit per message. Keep the lease mode for
+ * effects outside the database, for handlers that run long (a transaction holds its row locks that
+ * long), and when operators need to see messages in progress.
+ *
+ * <p>Limit: a message that kills the process (not an exception: the JVM dies) leaves no trace, so
+ * its attempts are never counted and it is redelivered until the broker gives up. If a handler can
+ * crash the process, use the lease mode, whose committed claim counts every crash and parks the
+ * message DEAD at the maximum. Thread-safe.
+ */
+public final class OneCommitConsumer {
+
+  private final String name;
+  private final JdbcInboxStore store;
+  private final TransactionalHandler handler;
+  private final InboxConfig config;
+  private final Duration lockTimeout;
+  private final ConsumeSteps steps;
+
+  private OneCommitConsumer(Builder b) {
+    this.name = b.name;
+    this.store = b.store;
+    this.handler = b.handler;
+    this.config = b.config;
+    this.lockTimeout = b.lockTimeout;
+    this.steps =
+        new ConsumeSteps(
+            name, store, config.retryPolicy(), b.listener, b.deadLetterHandler, b.clock);
+  }
+
+  /** A builder for a consumer called {@code name} on {@code store}. */
+  public static Builder builder(String name, JdbcInboxStore store) {
+    return new Builder(name, store);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /**
+   * Consumes one delivery in a single transaction.
+   *
+   * @throws dev.archlab.inbox.PayloadMismatchException if fingerprints are on and the id was first
+   *     seen with another payload
+   * @throws dev.archlab.inbox.StoreUnavailableException if the database cannot be reached
+   */
+  public Outcome consume(Message message) {
+    Objects.requireNonNull(message, "message");
+    String hash = config.fingerprintPayloads() ? Fingerprint.sha256Hex(message.payload()) : null;
+    BeginRequest request =
+        new BeginRequest(
+            name, message.id(), config.lease(), config.retryPolicy().maxAttempts(), hash);
+    Failure failure = new Failure();
+    try (Connection c = store.dataSource().getConnection();
+        LocalTransaction tx = new LocalTransaction(c)) {
+      Outcome outcome = inTransaction(tx, message, request, failure);
+      if (outcome != null) {
+        return outcome;
+      }
+    } catch (SQLException e) {
+      throw store.translate("one-commit consume", e);
+    }
+    // The handler failed and everything it did, the claim included, is rolled back. Record the
+    // attempt in a short transaction of its own, as the lease mode would: claim, then fail.
+    BeginResult again = store.begin(request);
+    if (!again.claimed()) {
+      return steps.unclaimed(message, again);
+    }
+    return steps.recordFailure(message, again.claim(), failure.exception);
+  }
+
+  /** Carries a handler failure out of the transaction. */
+  private static final class Failure {
+    Exception exception;
+  }
+
+  /** Returns the outcome, or null after a handler failure (left in {@code failure}). */
+  private Outcome inTransaction(
+      LocalTransaction tx, Message message, BeginRequest request, Failure failure)
+      throws SQLException {
+    Connection c = tx.connection();
+    BeginResult begun;
+    try {
+      String timeout = store.dialect(c).lockTimeoutStatement(lockTimeout);
+      if (timeout != null) {
+        try (Statement st = c.createStatement()) {
+          st.execute(timeout);
+        }
+      }
+      begun = store.beginOn(c, request);
+    } catch (SQLException e) {
+      tx.rollback(e);
+      if (store.dialect(c).classify(e) == SqlErrorKind.LOCK_TIMEOUT) {
+        // Another transaction holds this message and is still running: redeliver later.
+        steps.emit(InboxEvent.Kind.IN_FLIGHT, message.id(), 0, null);
+        return new Outcome(
+            Outcome.Status.IN_FLIGHT, message.id(), 0, lockTimeout, null, null, null);
+      }
+      throw e;
+    } catch (RuntimeException e) {
+      tx.rollback(e);
+      throw e;
+    }
+    // Whatever begin decided is committed: a DIED record must stay DEAD; the rest wrote nothing.
+    if (!begun.claimed()) {
+      tx.commit();
+      return steps.unclaimed(message, begun);
+    }
+    if (begun.kind() == BeginResult.Kind.TAKEN_OVER) {
+      steps.unclaimed(message, begun); // reports the takeover
+    }
+    return runClaimed(tx, message, begun.claim(), failure);
+  }
+
+  private Outcome runClaimed(LocalTransaction tx, Message message, Claim claim, Failure failure)
+      throws SQLException {
+    Connection c = tx.connection();
+    steps.claimed(message, claim);
+    TransactionAttempt attempt = new TransactionAttempt(c, claim);
+    try {
+      handler.handle(message, attempt, c);
+    } catch (Exception e) {
+      tx.rollback(e);
+      failure.exception = e;
+      return null;
+    }
+    InboxRecord done;
+    try {
+      done = store.completeOn(c, attempt.claim(), attempt.result);
+      tx.commit();
+    } catch (SQLException | RuntimeException e) {
+      tx.rollback(e);
+      throw e;
+    }
+    return steps.applied(done);
+  }
+
+  /** The attempt handed to the handler; the open transaction keeps the row, so no heartbeat. */
+  private final class TransactionAttempt implements Attempt {
+    private final Connection connection;
+    private Claim claim;
+    private byte[] result;
+
+    TransactionAttempt(Connection connection, Claim claim) {
+      this.connection = connection;
+      this.claim = claim;
+    }
+
+    @Override
+    public String consumer() {
+      return name;
+    }
+
+    @Override
+    public String messageId() {
+      return claim.messageId();
+    }
+
+    @Override
+    public int number() {
+      return claim.fencingToken();
+    }
+
+    @Override
+    public boolean isRetry() {
+      return claim.fencingToken() > 1;
+    }
+
+    @Override
+    public Instant leaseUntil() {
+      return claim.leaseUntil();
+    }
+
+    /** Extends inside the transaction; another connection would wait for this one's row lock. */
+    @Override
+    public Instant extendLease(Duration lease) {
+      claim = store.extend(connection, claim, lease);
+      return claim.leaseUntil();
+    }
+
+    @Override
+    public void keepResult(byte[] bytes) {
+      result = ConsumeSteps.checkedResult(bytes);
+    }
+
+    Claim claim() {
+      return claim;
+    }
+  }
+
+  /** Builds a {@link OneCommitConsumer}. */
+  public static final class Builder {
+    private final String name;
+    private final JdbcInboxStore store;
+    private TransactionalHandler handler;
+    private InboxConfig config = InboxConfig.ofDefaults();
+    private InboxListener listener = InboxListener.NOOP;
+    private DeadLetterHandler deadLetterHandler = DeadLetterHandler.NONE;
+    private Duration lockTimeout = Duration.ofSeconds(5);
+    private Clock clock = Clock.systemUTC();
+
+    private Builder(String name, JdbcInboxStore store) {
+      this.name =
+          Identifiers.requireConsumerName(name, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** The business effect, written through the given connection. Required. */
+    public Builder handler(TransactionalHandler handler) {
+      this.handler = handler;
+      return this;
+    }
+
+    /** Retry policy, lease (used for the failure records), fingerprints. */
+    public Builder config(InboxConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    public Builder listener(InboxListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    public Builder deadLetterHandler(DeadLetterHandler deadLetterHandler) {
+      this.deadLetterHandler = Objects.requireNonNull(deadLetterHandler, "deadLetterHandler");
+      return this;
+    }
+
+    /**
+     * How long a delivery waits for a concurrent duplicate's transaction before reporting
+     * IN_FLIGHT. Applied per transaction on PostgreSQL; on MySQL/MariaDB and H2 the connection's
+     * own setting applies ({@code innodb_lock_wait_timeout}, {@code LOCK_TIMEOUT}). Default 5 s.
+     */
+    public Builder lockTimeout(Duration lockTimeout) {
+      this.lockTimeout = lockTimeout;
+      return this;
+    }
+
+    /** Time-stamps events only; see {@link IdempotentConsumer.Builder#clock}. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * @throws InvalidConfigurationException if no handler was given or the lock timeout is not
+     *     positive
+     */
+    public OneCommitConsumer build() {
+      if (handler == null) {
+        throw new InvalidConfigurationException(
+            "one-commit consumer '" + name + "' needs a handler: call handler(...) before build()");
+      }
+      if (lockTimeout == null || lockTimeout.isNegative() || lockTimeout.isZero()) {
+        throw new InvalidConfigurationException(
+            "lockTimeout must be a positive duration, was " + lockTimeout);
+      }
+      return new OneCommitConsumer(this);
+    }
+  }
+}

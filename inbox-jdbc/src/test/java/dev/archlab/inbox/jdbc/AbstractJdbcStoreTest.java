@@ -1,0 +1,752 @@
+package dev.archlab.inbox.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.InboxConfig;
+import dev.archlab.inbox.InboxEvent;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.LeaseLostException;
+import dev.archlab.inbox.Message;
+import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.Outcome.Status;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.UnknownClaimException;
+import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.BeginResult.Kind;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What only a database store can show, on one real database: the business write and DONE in one
+ * transaction (and its rollback for stale owners and failing handlers), the one-commit mode,
+ * batches, the database clock, prune under load, schema handling and error translation. One
+ * subclass per database.
+ */
+abstract class AbstractJdbcStoreTest {
+
+  static final String TABLE = "inbox_jdbc";
+  static final String EFFECTS = "biz_effect";
+  static final Duration LEASE = Duration.ofSeconds(30);
+
+  JdbcInboxStore store;
+
+  abstract TestDatabase database();
+
+  @BeforeEach
+  void freshTables() throws SQLException {
+    store = database().freshStore(TABLE);
+    TestDatabase db = database();
+    // The business table has no unique constraint: a double effect would show as two rows.
+    try {
+      db.execute("CREATE TABLE " + EFFECTS + " (message_id VARCHAR(255), worker VARCHAR(64))");
+    } catch (SQLException exists) {
+      db.execute("DELETE FROM " + EFFECTS);
+    }
+  }
+
+  long effects(String messageId) throws SQLException {
+    return database()
+        .count("SELECT COUNT(*) FROM " + EFFECTS + " WHERE message_id = '" + messageId + "'");
+  }
+
+  static void insertEffect(Connection c, String messageId, String worker) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO " + EFFECTS + " (message_id, worker) VALUES (?, ?)")) {
+      ps.setString(1, messageId);
+      ps.setString(2, worker);
+      ps.executeUpdate();
+    }
+  }
+
+  static InboxConfig config(int maxAttempts) {
+    return InboxConfig.custom()
+        .lease(LEASE)
+        .retryPolicy(
+            RetryPolicy.custom()
+                .maxAttempts(maxAttempts)
+                .initialDelay(Duration.ofSeconds(1))
+                .jitter(0)
+                .build())
+        .build();
+  }
+
+  void advance(Duration d) {
+    database().shiftTime(TABLE, d);
+  }
+
+  // ---- the business write and DONE in one transaction ----------------------------------------
+
+  @Test
+  @DisplayName("transactional: business row and DONE commit together")
+  void transactionalCommitsTogether() throws Exception {
+    IdempotentConsumer c =
+        IdempotentConsumer.builder("billing", store)
+            .effect(store.transactional((m, a, conn) -> insertEffect(conn, m.id(), "w1")))
+            .config(config(5))
+            .build();
+    assertThat(c.consume(Message.of("tx-1")).status()).isEqualTo(Status.APPLIED);
+    assertThat(c.consume(Message.of("tx-1")).status()).isEqualTo(Status.DUPLICATE);
+    assertThat(effects("tx-1")).isEqualTo(1);
+    assertThat(store.find("billing", "tx-1").orElseThrow().state()).isEqualTo(RecordState.DONE);
+  }
+
+  @Test
+  @DisplayName("transactional: a handler exception rolls its business rows back")
+  void handlerExceptionRollsBack() throws Exception {
+    IdempotentConsumer c =
+        IdempotentConsumer.builder("billing", store)
+            .effect(
+                store.transactional(
+                    (m, a, conn) -> {
+                      insertEffect(conn, m.id(), "w1");
+                      throw new IllegalStateException("ledger closed");
+                    }))
+            .config(config(5))
+            .build();
+    Outcome failed = c.consume(Message.of("tx-fail"));
+    assertThat(failed.status()).isEqualTo(Status.FAILED);
+    assertThat(effects("tx-fail")).isZero();
+    InboxRecord r = store.find("billing", "tx-fail").orElseThrow();
+    assertThat(r.state()).isEqualTo(RecordState.PROCESSING);
+    assertThat(r.lastError()).contains("ledger closed");
+  }
+
+  @Test
+  @DisplayName("transactional: a stale owner's business row is rolled back; one effect")
+  void staleOwnersBusinessWriteRollsBack() throws Exception {
+    List<InboxEvent> eventsOfA = new CopyOnWriteArrayList<>();
+    IdempotentConsumer b =
+        IdempotentConsumer.builder("billing", store)
+            .effect(store.transactional((m, a, conn) -> insertEffect(conn, m.id(), "B")))
+            .config(config(5))
+            .build();
+    IdempotentConsumer a =
+        IdempotentConsumer.builder("billing", store)
+            .effect(
+                store.transactional(
+                    (m, attempt, conn) -> {
+                      insertEffect(conn, m.id(), "A");
+                      // A stalls past its lease; B takes over and commits meanwhile.
+                      advance(LEASE.plusSeconds(1));
+                      assertThat(b.consume(m).status()).isEqualTo(Status.APPLIED);
+                    }))
+            .config(config(5))
+            .listener(eventsOfA::add)
+            .build();
+
+    assertThatThrownBy(() -> a.consume(Message.of("tx-stale")))
+        .isInstanceOf(LeaseLostException.class);
+    assertThat(effects("tx-stale")).isEqualTo(1);
+    assertThat(
+            database()
+                .count(
+                    "SELECT COUNT(*) FROM "
+                        + EFFECTS
+                        + " WHERE message_id = 'tx-stale' AND worker = 'A'"))
+        .isZero();
+    assertThat(eventsOfA).extracting(InboxEvent::kind).contains(InboxEvent.Kind.LEASE_LOST);
+    InboxRecord r = store.find("billing", "tx-stale").orElseThrow();
+    assertThat(r.state()).isEqualTo(RecordState.DONE);
+    assertThat(r.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  @DisplayName("caller-managed transaction: DONE becomes visible only when the caller commits")
+  void callerManagedTransaction() throws Exception {
+    try (Connection callerTx = database().dataSource().getConnection()) {
+      callerTx.setAutoCommit(false);
+      IdempotentConsumer c =
+          IdempotentConsumer.builder("billing", store)
+              .effect(
+                  store.inCallerTransaction(
+                      () -> callerTx, (m, a, conn) -> insertEffect(conn, m.id(), "caller")))
+              .config(config(5))
+              .build();
+      assertThat(c.consume(Message.of("caller-1")).status()).isEqualTo(Status.APPLIED);
+      // Not committed yet: other connections still see the claim, not DONE.
+      assertThat(store.find("billing", "caller-1").orElseThrow().state())
+          .isEqualTo(RecordState.PROCESSING);
+      callerTx.commit();
+      assertThat(store.find("billing", "caller-1").orElseThrow().state())
+          .isEqualTo(RecordState.DONE);
+      assertThat(effects("caller-1")).isEqualTo(1);
+
+      // A caller that rolls back leaves the claim to expire; the redelivery then applies.
+      assertThat(c.consume(Message.of("caller-2")).status()).isEqualTo(Status.APPLIED);
+      callerTx.rollback();
+      assertThat(store.find("billing", "caller-2").orElseThrow().state())
+          .isEqualTo(RecordState.PROCESSING);
+      assertThat(effects("caller-2")).isZero();
+      advance(LEASE.plusSeconds(1));
+      assertThat(c.consume(Message.of("caller-2")).status()).isEqualTo(Status.APPLIED);
+      callerTx.commit();
+      assertThat(effects("caller-2")).isEqualTo(1);
+      callerTx.setAutoCommit(true);
+    }
+  }
+
+  // ---- one commit
+  // --------------------------------------------------------------------------------
+
+  OneCommitConsumer.Builder oneCommit(TransactionalHandler handler) {
+    return OneCommitConsumer.builder("ledger", store).handler(handler).config(config(5));
+  }
+
+  @Test
+  @DisplayName("one-commit: claim, business write and DONE in one transaction")
+  void oneCommitApplies() throws Exception {
+    OneCommitConsumer c = oneCommit((m, a, conn) -> insertEffect(conn, m.id(), "w")).build();
+    assertThat(c.consume(Message.of("oc-1")).status()).isEqualTo(Status.APPLIED);
+    assertThat(c.consume(Message.of("oc-1")).status()).isEqualTo(Status.DUPLICATE);
+    assertThat(effects("oc-1")).isEqualTo(1);
+    InboxRecord r = store.find("ledger", "oc-1").orElseThrow();
+    assertThat(r.state()).isEqualTo(RecordState.DONE);
+    assertThat(r.attempts()).isEqualTo(1);
+  }
+
+  /** Thrown by a handler to stand for the process dying before the commit. */
+  static final class SimulatedCrash extends Error {
+    private static final long serialVersionUID = 1L;
+  }
+
+  @Test
+  @DisplayName("one-commit: dying mid-transaction leaves no record; the redelivery applies at once")
+  void oneCommitCrashLeavesNothing() throws Exception {
+    OneCommitConsumer crashing =
+        oneCommit(
+                (m, a, conn) -> {
+                  insertEffect(conn, m.id(), "doomed");
+                  throw new SimulatedCrash();
+                })
+            .build();
+    assertThatThrownBy(() -> crashing.consume(Message.of("oc-crash")))
+        .isInstanceOf(SimulatedCrash.class);
+    assertThat(store.find("ledger", "oc-crash")).isEmpty();
+    assertThat(effects("oc-crash")).isZero();
+
+    OneCommitConsumer healthy = oneCommit((m, a, conn) -> insertEffect(conn, m.id(), "w")).build();
+    // No lease to wait for: nothing was committed.
+    assertThat(healthy.consume(Message.of("oc-crash")).status()).isEqualTo(Status.APPLIED);
+    assertThat(effects("oc-crash")).isEqualTo(1);
+  }
+
+  @Test
+  @DisplayName("one-commit: a failure is recorded with backoff, then retried; poison ends DEAD")
+  void oneCommitFailureAndPoison() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    OneCommitConsumer c =
+        oneCommit(
+                (m, a, conn) -> {
+                  insertEffect(conn, m.id(), "w");
+                  if (calls.incrementAndGet() == 1) {
+                    throw new IllegalStateException("first try fails");
+                  }
+                })
+            .build();
+    Outcome first = c.consume(Message.of("oc-retry"));
+    assertThat(first.status()).isEqualTo(Status.FAILED);
+    assertThat(first.attempts()).isEqualTo(1);
+    assertThat(effects("oc-retry")).isZero();
+    assertThat(c.consume(Message.of("oc-retry")).status()).isEqualTo(Status.IN_FLIGHT);
+    advance(Duration.ofSeconds(2));
+    Outcome second = c.consume(Message.of("oc-retry"));
+    assertThat(second.status()).isEqualTo(Status.APPLIED);
+    assertThat(second.attempts()).isEqualTo(2);
+    assertThat(effects("oc-retry")).isEqualTo(1);
+
+    AtomicInteger deadLetters = new AtomicInteger();
+    OneCommitConsumer poison =
+        OneCommitConsumer.builder("ledger", store)
+            .handler(
+                (m, a, conn) -> {
+                  insertEffect(conn, m.id(), "w");
+                  throw new IllegalArgumentException("unparseable");
+                })
+            .config(config(2))
+            .deadLetterHandler((m, r) -> deadLetters.incrementAndGet())
+            .build();
+    assertThat(poison.consume(Message.of("oc-poison")).status()).isEqualTo(Status.FAILED);
+    advance(Duration.ofSeconds(2));
+    assertThat(poison.consume(Message.of("oc-poison")).status()).isEqualTo(Status.DEAD);
+    assertThat(poison.consume(Message.of("oc-poison")).status()).isEqualTo(Status.DEAD);
+    assertThat(deadLetters).hasValue(1);
+    assertThat(effects("oc-poison")).isZero();
+  }
+
+  @Test
+  @Timeout(60)
+  @DisplayName("one-commit: concurrent duplicates wait on the key; one effect")
+  void oneCommitConcurrentDuplicates() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    OneCommitConsumer c =
+        oneCommit(
+                (m, a, conn) -> {
+                  calls.incrementAndGet();
+                  insertEffect(conn, m.id(), Thread.currentThread().getName());
+                  Thread.sleep(100);
+                })
+            .lockTimeout(Duration.ofSeconds(20))
+            .build();
+    int workers = 6;
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    CountDownLatch start = new CountDownLatch(1);
+    try {
+      List<Future<Outcome>> futures = new ArrayList<>();
+      for (int i = 0; i < workers; i++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return c.consume(Message.of("oc-race"));
+                }));
+      }
+      start.countDown();
+      List<Status> statuses = new ArrayList<>();
+      for (Future<Outcome> f : futures) {
+        statuses.add(f.get(50, TimeUnit.SECONDS).status());
+      }
+      assertThat(statuses).filteredOn(s -> s == Status.APPLIED).hasSize(1);
+      assertThat(statuses).allMatch(s -> s == Status.APPLIED || s == Status.DUPLICATE);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(calls).hasValue(1);
+    assertThat(effects("oc-race")).isEqualTo(1);
+  }
+
+  @Test
+  @Timeout(60)
+  @DisplayName("one-commit: a duplicate that waits past the lock timeout reports IN_FLIGHT")
+  void oneCommitLockTimeout() throws Exception {
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    OneCommitConsumer slow =
+        oneCommit(
+                (m, a, conn) -> {
+                  insertEffect(conn, m.id(), "slow");
+                  holding.countDown();
+                  release.await(30, TimeUnit.SECONDS);
+                })
+            .build();
+    String lockSql = database().lockTimeoutSql(300);
+    try (HikariDataSource impatientPool = database().newPool(2, lockSql)) {
+      JdbcInboxStore impatientStore = JdbcInboxStore.builder(impatientPool).table(TABLE).build();
+      OneCommitConsumer impatient =
+          OneCommitConsumer.builder("ledger", impatientStore)
+              .handler((m, a, conn) -> insertEffect(conn, m.id(), "impatient"))
+              .config(config(5))
+              .lockTimeout(Duration.ofMillis(300))
+              .build();
+      ExecutorService pool = Executors.newSingleThreadExecutor();
+      try {
+        Future<Outcome> first = pool.submit(() -> slow.consume(Message.of("oc-lock")));
+        assertThat(holding.await(20, TimeUnit.SECONDS)).isTrue();
+        Outcome waited = impatient.consume(Message.of("oc-lock"));
+        assertThat(waited.status()).isEqualTo(Status.IN_FLIGHT);
+        release.countDown();
+        assertThat(first.get(20, TimeUnit.SECONDS).status()).isEqualTo(Status.APPLIED);
+      } finally {
+        release.countDown();
+        pool.shutdownNow();
+      }
+      assertThat(impatient.consume(Message.of("oc-lock")).status()).isEqualTo(Status.DUPLICATE);
+    }
+    assertThat(effects("oc-lock")).isEqualTo(1);
+  }
+
+  // ---- batches
+  // -----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName("batch begin answers per id exactly as single begins do")
+  void batchBeginMatchesSingleBegins() {
+    // The same history for two consumers: one is asked by batch, the other one id at a time.
+    for (String consumer : List.of("single", "batch")) {
+      store.complete(begin(consumer, "done").claim(), null);
+      store.markDead(begin(consumer, "dead").claim(), "poison");
+      begin(consumer, "live");
+      begin(consumer, "expired");
+      store.fail(begin(consumer, "waiting").claim(), "retry later", Duration.ofHours(1));
+    }
+    advance(LEASE.plusSeconds(1));
+    for (String consumer : List.of("single", "batch")) {
+      // "live" gets a fresh lease after the move; "expired" keeps its old one.
+      store.extend(store.find(consumer, "live").orElseThrow().toClaim(), LEASE);
+    }
+    List<String> ids =
+        List.of("new-1", "done", "dead", "live", "expired", "waiting", "new-2", "new-1");
+    List<BeginResult> batch = new ArrayList<>(store.beginBatch(requests("batch", ids)));
+    List<Kind> single = new ArrayList<>();
+    for (String id : ids) {
+      single.add(begin("single", id).kind());
+    }
+    assertThat(batch).extracting(BeginResult::kind).containsExactlyElementsOf(single);
+    assertThat(single)
+        .containsExactly(
+            Kind.CLAIMED,
+            Kind.DUPLICATE,
+            Kind.DEAD,
+            Kind.IN_FLIGHT,
+            Kind.TAKEN_OVER,
+            Kind.IN_FLIGHT,
+            Kind.CLAIMED,
+            Kind.IN_FLIGHT);
+    assertThat(batch.get(4).record().attempts()).isEqualTo(2);
+  }
+
+  @Test
+  @DisplayName("batch complete: current claims DONE, stale and unknown ones refused, per id")
+  void batchCompleteClassifiesEachClaim() {
+    Claim current = begin("batch", "c-1").claim();
+    Claim stale = begin("batch", "c-2").claim();
+    Claim ghost = new Claim("batch", "c-ghost", 1, Instant.now());
+    Claim other = begin("batch", "c-3").claim();
+    advance(LEASE.plusSeconds(1));
+    Claim takenOver = begin("batch", "c-2").claim();
+    assertThat(takenOver.fencingToken()).isEqualTo(2);
+    current = store.extend(current, LEASE);
+    other = store.extend(other, LEASE);
+
+    List<BatchCompletion> results = store.completeBatch(List.of(current, stale, ghost, other));
+    assertThat(results.get(0).succeeded()).isTrue();
+    assertThat(results.get(0).record().state()).isEqualTo(RecordState.DONE);
+    assertThat(results.get(1).error()).isInstanceOf(LeaseLostException.class);
+    assertThat(results.get(2).error()).isInstanceOf(UnknownClaimException.class);
+    assertThat(results.get(3).succeeded()).isTrue();
+    assertThat(store.find("batch", "c-2").orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
+    // Completing the same claims again is refused, like a second single complete.
+    assertThat(store.completeBatch(List.of(current)).get(0).error())
+        .isInstanceOf(LeaseLostException.class);
+  }
+
+  @Test
+  @DisplayName("batch consumer: only new messages reach the handler; all effects in one commit")
+  void batchConsumer() throws Exception {
+    List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+    BatchConsumer c =
+        BatchConsumer.builder("batcher", store)
+            .config(config(5))
+            .handler(
+                (messages, conn) -> {
+                  batchSizes.add(messages.size());
+                  try (PreparedStatement ps =
+                      conn.prepareStatement(
+                          "INSERT INTO " + EFFECTS + " (message_id, worker) VALUES (?, 'batch')")) {
+                    for (Message m : messages) {
+                      ps.setString(1, m.id());
+                      ps.addBatch();
+                    }
+                    ps.executeBatch();
+                  }
+                })
+            .build();
+    List<Message> first = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      first.add(Message.of("b-" + i));
+    }
+    assertThat(c.consume(first)).extracting(Outcome::status).containsOnly(Status.APPLIED);
+    List<Message> second = new ArrayList<>(first.subList(50, 100));
+    for (int i = 100; i < 130; i++) {
+      second.add(Message.of("b-" + i));
+    }
+    List<Outcome> outcomes = c.consume(second);
+    assertThat(outcomes.subList(0, 50)).extracting(Outcome::status).containsOnly(Status.DUPLICATE);
+    assertThat(outcomes.subList(50, 80)).extracting(Outcome::status).containsOnly(Status.APPLIED);
+    assertThat(batchSizes).containsExactly(100, 30);
+    assertThat(database().count("SELECT COUNT(*) FROM " + EFFECTS)).isEqualTo(130);
+    assertThat(database().count("SELECT COUNT(DISTINCT message_id) FROM " + EFFECTS))
+        .isEqualTo(130);
+  }
+
+  @Test
+  @DisplayName("batch consumer: a failing handler commits nothing and every message fails")
+  void batchConsumerFailure() throws Exception {
+    BatchConsumer c =
+        BatchConsumer.builder("batcher", store)
+            .config(config(5))
+            .handler(
+                (messages, conn) -> {
+                  for (Message m : messages) {
+                    insertEffect(conn, m.id(), "batch");
+                  }
+                  throw new IllegalStateException("downstream schema changed");
+                })
+            .build();
+    List<Outcome> outcomes =
+        c.consume(List.of(Message.of("bf-1"), Message.of("bf-2"), Message.of("bf-3")));
+    assertThat(outcomes).extracting(Outcome::status).containsOnly(Status.FAILED);
+    assertThat(database().count("SELECT COUNT(*) FROM " + EFFECTS)).isZero();
+    assertThat(store.find("batcher", "bf-2").orElseThrow().lastError())
+        .contains("downstream schema changed");
+  }
+
+  BeginResult begin(String consumer, String id) {
+    return store.begin(new BeginRequest(consumer, id, LEASE, 5, null));
+  }
+
+  static List<BeginRequest> requests(String consumer, List<String> ids) {
+    List<BeginRequest> out = new ArrayList<>();
+    for (String id : ids) {
+      out.add(new BeginRequest(consumer, id, LEASE, 5, null));
+    }
+    return out;
+  }
+
+  // ---- the database clock ----------------------------------------------------------------------
+
+  @Test
+  @DisplayName("a consumer whose JVM clock is hours off cannot steal a live lease")
+  void skewedConsumerClockCannotStealALease() {
+    assertThat(begin("clock", "skew-1").claimed()).isTrue();
+    for (Duration skew : List.of(Duration.ofHours(5), Duration.ofHours(-5))) {
+      List<InboxEvent> events = new CopyOnWriteArrayList<>();
+      Clock skewed = Clock.offset(Clock.systemUTC(), skew);
+      IdempotentConsumer thief =
+          IdempotentConsumer.builder("clock", store)
+              .handler((m, a) -> {})
+              .config(config(5))
+              .clock(skewed)
+              .listener(events::add)
+              .build();
+      assertThat(thief.consume(Message.of("skew-1")).status()).isEqualTo(Status.IN_FLIGHT);
+      // The skewed clock was in use, for its events only.
+      assertThat(events.get(0).at()).isCloseTo(Instant.now().plus(skew), within(60));
+    }
+    InboxRecord r = store.find("clock", "skew-1").orElseThrow();
+    Instant dbNow = store.currentTime();
+    assertThat(r.leaseUntil()).isBetween(dbNow, dbNow.plus(LEASE).plusSeconds(5));
+    assertThat(r.attempts()).isEqualTo(1);
+  }
+
+  private static org.assertj.core.data.TemporalUnitOffset within(long seconds) {
+    return new org.assertj.core.data.TemporalUnitWithinOffset(
+        seconds, java.time.temporal.ChronoUnit.SECONDS);
+  }
+
+  @Test
+  @DisplayName("sessions in a far time zone see the same leases")
+  void sessionTimeZoneDoesNotMatter() {
+    try (HikariDataSource farPool = database().newPool(2, database().farTimeZoneSql())) {
+      JdbcInboxStore far = JdbcInboxStore.builder(farPool).table(TABLE).build();
+      BeginResult claimed = begin("tz", "tz-1");
+      BeginResult seenFromFar = far.begin(new BeginRequest("tz", "tz-1", LEASE, 5, null));
+      assertThat(seenFromFar.kind()).isEqualTo(Kind.IN_FLIGHT);
+      assertThat(seenFromFar.record().leaseUntil()).isEqualTo(claimed.record().leaseUntil());
+      assertThat(far.currentTime()).isCloseTo(store.currentTime(), within(5));
+      far.complete(claimed.claim(), null);
+      assertThat(store.find("tz", "tz-1").orElseThrow().state()).isEqualTo(RecordState.DONE);
+      advance(LEASE.plusSeconds(1));
+      BeginResult farClaim = far.begin(new BeginRequest("tz", "tz-2", LEASE, 5, null));
+      assertThat(begin("tz", "tz-2").kind()).isEqualTo(Kind.IN_FLIGHT);
+      assertThat(farClaim.record().createdAt()).isCloseTo(store.currentTime(), within(5));
+    }
+  }
+
+  @Test
+  @Timeout(60)
+  @DisplayName("N connections racing for one id: exactly one claim, twenty rounds")
+  void crossConnectionRace() throws Exception {
+    int connections = 8;
+    try (HikariDataSource pool = database().newPool(connections)) {
+      JdbcInboxStore racer = JdbcInboxStore.builder(pool).table(TABLE).build();
+      ExecutorService threads = Executors.newFixedThreadPool(connections);
+      try {
+        for (int round = 0; round < 20; round++) {
+          String id = "race-" + round;
+          CountDownLatch start = new CountDownLatch(1);
+          List<Future<BeginResult>> futures = new ArrayList<>();
+          for (int i = 0; i < connections; i++) {
+            futures.add(
+                threads.submit(
+                    () -> {
+                      start.await();
+                      return racer.begin(new BeginRequest("race", id, LEASE, 5, null));
+                    }));
+          }
+          start.countDown();
+          int claims = 0;
+          for (Future<BeginResult> f : futures) {
+            if (f.get(30, TimeUnit.SECONDS).claimed()) {
+              claims++;
+            }
+          }
+          assertThat(claims).as(id).isEqualTo(1);
+        }
+      } finally {
+        threads.shutdownNow();
+      }
+    }
+  }
+
+  // ---- prune under load -----------------------------------------------------------------------
+
+  /** Rows for the prune-under-load test; a slow database may lower it. */
+  int pruneRows() {
+    return 1_000_000;
+  }
+
+  /** Fills {@code table} with {@code rows} DONE records of consumer 'old', updated a day ago. */
+  abstract void fillDone(String table, int rows) throws SQLException;
+
+  @Test
+  @Timeout(600)
+  @DisplayName("prune of many DONE rows runs in short batches while claims continue")
+  void pruneWhileClaiming() throws Exception {
+    int rows = pruneRows();
+    fillDone(TABLE, rows);
+    JdbcInboxStore batched =
+        JdbcInboxStore.builder(database().dataSource()).table(TABLE).pruneBatchSize(10_000).build();
+    AtomicLong maxClaimNanos = new AtomicLong();
+    AtomicInteger claimsDuringPrune = new AtomicInteger();
+    ExecutorService claimer = Executors.newSingleThreadExecutor();
+    CountDownLatch pruneDone = new CountDownLatch(1);
+    try {
+      Future<?> claims =
+          claimer.submit(
+              () -> {
+                int i = 0;
+                while (pruneDone.getCount() > 0) {
+                  long t0 = System.nanoTime();
+                  BeginResult r =
+                      batched.begin(new BeginRequest("live", "l-" + i++, LEASE, 5, null));
+                  batched.complete(r.claim(), null);
+                  long took = System.nanoTime() - t0;
+                  maxClaimNanos.accumulateAndGet(took, Math::max);
+                  claimsDuringPrune.incrementAndGet();
+                }
+                return null;
+              });
+      long t0 = System.nanoTime();
+      long pruned = batched.prune(batched.currentTime().minus(Duration.ofHours(1)));
+      long pruneNanos = System.nanoTime() - t0;
+      pruneDone.countDown();
+      claims.get(60, TimeUnit.SECONDS);
+      assertThat(pruned).isEqualTo(rows);
+      assertThat(claimsDuringPrune.get()).isGreaterThan(10);
+      // Claims waited at most for one batch, never for the whole prune.
+      assertThat(maxClaimNanos.get()).isLessThan(pruneNanos / 4);
+      System.out.printf(
+          "%s: pruned %d rows in %d ms; %d claims meanwhile, slowest %d ms%n",
+          database().name(),
+          pruned,
+          pruneNanos / 1_000_000,
+          claimsDuringPrune.get(),
+          maxClaimNanos.get() / 1_000_000);
+    } finally {
+      pruneDone.countDown();
+      claimer.shutdownNow();
+    }
+    assertThat(store.list(RecordState.DONE, "old", 10)).isEmpty();
+    assertThat(store.list(RecordState.DONE, "live", 10)).isNotEmpty();
+  }
+
+  // ---- schema and configuration ---------------------------------------------------------------
+
+  @Test
+  @DisplayName("the shipped DDL works for any valid table name and is safe to run twice")
+  void schemaForCustomTable() throws Exception {
+    String table = "orders_inbox";
+    JdbcInboxStore custom = database().freshStore(table);
+    custom.createSchemaIfMissing();
+    assertThat(custom.schemaExists()).isTrue();
+    assertThat(custom.schemaSql()).contains(table).contains(table + "_state_updated_idx");
+    assertThat(custom.begin(new BeginRequest("c", "m", LEASE, 5, null)).claimed()).isTrue();
+    assertThat(store.find("c", "m")).isEmpty();
+  }
+
+  @Test
+  @DisplayName("a table name that is not a plain identifier is refused before any SQL")
+  void tableNameInjectionIsRefused() {
+    DataSource ds = database().dataSource();
+    for (String bad :
+        List.of(
+            "inbox; DROP TABLE inbox",
+            "inbox--",
+            "\"inbox\"",
+            "in box",
+            "1inbox",
+            "a.b.c",
+            "",
+            "x".repeat(41),
+            "inbox'")) {
+      assertThatThrownBy(() -> JdbcInboxStore.builder(ds).table(bad))
+          .as(bad)
+          .isInstanceOf(InvalidConfigurationException.class)
+          .hasMessageContaining("table name");
+    }
+    assertThat(store.schemaExists()).isTrue();
+  }
+
+  @Test
+  @DisplayName("a missing table gives a clear error naming it")
+  void missingTable() {
+    JdbcInboxStore missing =
+        JdbcInboxStore.builder(database().dataSource()).table("no_such_inbox").build();
+    assertThat(missing.schemaExists()).isFalse();
+    assertThatThrownBy(() -> missing.begin(new BeginRequest("c", "m", LEASE, 5, null)))
+        .isInstanceOf(SchemaMissingException.class)
+        .hasMessageContaining("no_such_inbox");
+  }
+
+  @Test
+  @DisplayName("an unreachable database and a refused login are StoreUnavailableException")
+  void unavailableDatabase() {
+    String[] login = database().refusedLogin();
+    try (HikariDataSource refused = poolFor(login[0], login[1], login[2])) {
+      JdbcInboxStore s =
+          JdbcInboxStore.builder(refused).table(TABLE).dialect(store.dialect()).build();
+      assertThatThrownBy(() -> s.begin(new BeginRequest("c", "m", LEASE, 5, null)))
+          .isInstanceOf(StoreUnavailableException.class);
+    }
+  }
+
+  @Test
+  @DisplayName("a database nobody listens for is StoreUnavailableException")
+  void unreachableDatabase() {
+    try (HikariDataSource nowhere = poolFor(database().unreachableUrl(), "u", "p")) {
+      JdbcInboxStore s = JdbcInboxStore.builder(nowhere).table(TABLE).build();
+      assertThatThrownBy(() -> s.begin(new BeginRequest("c", "m", LEASE, 5, null)))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("unreachable");
+    }
+  }
+
+  static HikariDataSource poolFor(String url, String user, String password) {
+    com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setMaximumPoolSize(1);
+    config.setConnectionTimeout(2_000);
+    config.setInitializationFailTimeout(-1);
+    return new HikariDataSource(config);
+  }
+}
