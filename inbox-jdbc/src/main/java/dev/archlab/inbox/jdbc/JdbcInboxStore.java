@@ -67,6 +67,8 @@ import javax.sql.DataSource;
  */
 public final class JdbcInboxStore implements InboxStore {
 
+  private static final System.Logger LOG = System.getLogger(JdbcInboxStore.class.getName());
+
   /** Most ids per batch statement; longer batches are cut into chunks of this size. */
   static final int MAX_BATCH = 500;
 
@@ -888,6 +890,19 @@ public final class JdbcInboxStore implements InboxStore {
       } catch (SQLException e) {
         SqlErrorKind kind = kindOf(e);
         if (retryable && kind == SqlErrorKind.SERIALIZATION && attempt <= transientRetries) {
+          // Safe: the statement was rolled back. Logged, so retries are never silent.
+          LOG.log(
+              System.Logger.Level.WARNING,
+              "inbox "
+                  + operation
+                  + " hit a transient failure (SQLState "
+                  + e.getSQLState()
+                  + "), retry "
+                  + attempt
+                  + " of "
+                  + transientRetries
+                  + ": "
+                  + e.getMessage());
           sleepBeforeRetry(attempt);
           continue;
         }

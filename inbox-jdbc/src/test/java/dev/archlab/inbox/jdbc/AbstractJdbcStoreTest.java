@@ -739,6 +739,58 @@ abstract class AbstractJdbcStoreTest {
     }
   }
 
+  /** The real pool, except that the first {@code failures} connections fail with {@code state}. */
+  DataSource failingFirst(int failures, String state) {
+    DataSource real = database().dataSource();
+    AtomicInteger left = new AtomicInteger(failures);
+    return (DataSource)
+        java.lang.reflect.Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("getConnection") && left.getAndDecrement() > 0) {
+                throw new SQLException("injected fault", state);
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  @Test
+  @DisplayName("serialization failures are retried a bounded number of times, then reported")
+  void transientFailuresAreRetriedBounded() {
+    JdbcInboxStore retrying =
+        JdbcInboxStore.builder(failingFirst(2, "40001"))
+            .table(TABLE)
+            .dialect(store.dialect())
+            .transientRetries(3)
+            .build();
+    assertThat(retrying.begin(new BeginRequest("retry", "r-1", LEASE, 5, null)).claimed()).isTrue();
+
+    JdbcInboxStore givingUp =
+        JdbcInboxStore.builder(failingFirst(5, "40001"))
+            .table(TABLE)
+            .dialect(store.dialect())
+            .transientRetries(3)
+            .build();
+    assertThatThrownBy(() -> givingUp.begin(new BeginRequest("retry", "r-2", LEASE, 5, null)))
+        .isInstanceOf(dev.archlab.inbox.InboxException.class)
+        .hasMessageContaining("40001");
+    assertThat(store.find("retry", "r-2")).isEmpty();
+
+    // A lost connection is not retried blindly: it is reported as unavailable at once.
+    JdbcInboxStore cut =
+        JdbcInboxStore.builder(failingFirst(1, "08006"))
+            .table(TABLE)
+            .dialect(store.dialect())
+            .build();
+    assertThatThrownBy(() -> cut.begin(new BeginRequest("retry", "r-3", LEASE, 5, null)))
+        .isInstanceOf(StoreUnavailableException.class);
+  }
+
   static HikariDataSource poolFor(String url, String user, String password) {
     com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
     config.setJdbcUrl(url);
