@@ -276,14 +276,14 @@ public final class JdbcInboxStore implements InboxStore {
   @Override
   public long prune(Instant before) {
     Objects.requireNonNull(before, "before");
-    return pruneWhere(null, before);
+    return pruneWhere(null, before, total -> {});
   }
 
   @Override
   public long prune(String consumer, Instant before) {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Objects.requireNonNull(before, "before");
-    return pruneWhere(consumer, before);
+    return pruneWhere(consumer, before, total -> {});
   }
 
   @Override
@@ -339,6 +339,175 @@ public final class JdbcInboxStore implements InboxStore {
             return s.dialect.getInstant(rs, "db_now");
           }
         });
+  }
+
+  // ---- operator actions ------------------------------------------------------------------------
+
+  /**
+   * Counts per consumer: records by state, expired leases, the age of the oldest PROCESSING record
+   * and DONE records older than {@code retention}, all measured by the database clock.
+   */
+  public List<ConsumerStats> stats(Duration retention) {
+    Objects.requireNonNull(retention, "retention");
+    return run(
+        "status",
+        true,
+        c -> {
+          Statements s = statements(c);
+          Instant now;
+          try (PreparedStatement ps = c.prepareStatement(s.now);
+              ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            now = s.dialect.getInstant(rs, "db_now");
+          }
+          String sql =
+              "SELECT consumer,"
+                  + " SUM(CASE WHEN state = 'PROCESSING' THEN 1 ELSE 0 END) AS processing,"
+                  + " SUM(CASE WHEN state = 'DONE' THEN 1 ELSE 0 END) AS done,"
+                  + " SUM(CASE WHEN state = 'DEAD' THEN 1 ELSE 0 END) AS dead,"
+                  + " SUM(CASE WHEN state = 'PROCESSING' AND lease_until <= ? THEN 1 ELSE 0 END)"
+                  + " AS expired,"
+                  + " MIN(CASE WHEN state = 'PROCESSING' THEN created_at END) AS oldest,"
+                  + " SUM(CASE WHEN state = 'DONE' AND updated_at < ? THEN 1 ELSE 0 END) AS past"
+                  + " FROM "
+                  + table
+                  + " GROUP BY consumer ORDER BY consumer";
+          List<ConsumerStats> out = new ArrayList<>();
+          try (PreparedStatement ps = c.prepareStatement(sql)) {
+            s.dialect.setInstant(ps, 1, now);
+            s.dialect.setInstant(ps, 2, now.minus(retention));
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                Instant oldest = s.dialect.getInstant(rs, "oldest");
+                out.add(
+                    new ConsumerStats(
+                        rs.getString("consumer"),
+                        rs.getLong("processing"),
+                        rs.getLong("done"),
+                        rs.getLong("dead"),
+                        rs.getLong("expired"),
+                        oldest == null ? Duration.ZERO : Duration.between(oldest, now),
+                        rs.getLong("past")));
+              }
+            }
+          }
+          return List.copyOf(out);
+        });
+  }
+
+  /**
+   * Ends a live lease now, so another instance may take the message over at its next delivery. For
+   * an owner known to be gone (a hung host); a live owner will be fenced out.
+   *
+   * @return the record after the release; empty if there is no PROCESSING record for the key
+   */
+  public Optional<InboxRecord> release(String consumer, String messageId) {
+    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    return run(
+        "release",
+        true,
+        c -> {
+          Statements s = statements(c);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE "
+                      + table
+                      + " SET lease_until = "
+                      + s.dialect.now()
+                      + ", updated_at = "
+                      + s.dialect.now()
+                      + " WHERE consumer = ? AND message_id = ? AND state = 'PROCESSING'")) {
+            ps.setString(1, consumer);
+            ps.setString(2, messageId);
+            if (ps.executeUpdate() == 0) {
+              return Optional.empty();
+            }
+          }
+          return Optional.ofNullable(select(c, consumer, messageId));
+        });
+  }
+
+  /**
+   * Forgets DEAD records so their next delivery starts afresh at attempt 1 with the full retry
+   * budget (for after the cause was fixed). Only DEAD records are touched. Like pruning, this
+   * restarts the fencing tokens of those messages: use it only when no instance still works on
+   * them.
+   *
+   * @param messageIds the ids to retry; empty for every DEAD record of the consumer
+   * @return how many DEAD records were released for retry
+   */
+  public long retryDead(String consumer, List<String> messageIds) {
+    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Objects.requireNonNull(messageIds, "messageIds");
+    for (String id : messageIds) {
+      Identifiers.requireMessageId(id, Message.MAX_ID_LENGTH);
+    }
+    return run(
+        "retry dead",
+        true,
+        c -> {
+          String base = "DELETE FROM " + table + " WHERE consumer = ? AND state = 'DEAD'";
+          if (messageIds.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(base)) {
+              ps.setString(1, consumer);
+              return (long) ps.executeUpdate();
+            }
+          }
+          long total = 0;
+          try (PreparedStatement ps = c.prepareStatement(base + " AND message_id = ?")) {
+            for (String id : messageIds) {
+              ps.setString(1, consumer);
+              ps.setString(2, id);
+              total += ps.executeUpdate();
+            }
+          }
+          return total;
+        });
+  }
+
+  /**
+   * How many DONE records {@link #prune(String, Instant)} would delete now (consumer may be null).
+   */
+  public long countPrunable(String consumer, Instant before) {
+    Objects.requireNonNull(before, "before");
+    if (consumer != null) {
+      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    }
+    return run(
+        "count prunable",
+        true,
+        c -> {
+          Statements s = statements(c);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT COUNT(*) FROM "
+                      + table
+                      + " WHERE state = 'DONE' AND updated_at < ?"
+                      + (consumer == null ? "" : " AND consumer = ?"))) {
+            s.dialect.setInstant(ps, 1, before);
+            if (consumer != null) {
+              ps.setString(2, consumer);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              return rs.getLong(1);
+            }
+          }
+        });
+  }
+
+  /**
+   * {@link #prune(String, Instant)} (all consumers when {@code consumer} is null) that reports the
+   * running total after every batch, for progress displays.
+   */
+  public long prune(String consumer, Instant before, java.util.function.LongConsumer progress) {
+    Objects.requireNonNull(before, "before");
+    Objects.requireNonNull(progress, "progress");
+    if (consumer != null) {
+      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    }
+    return pruneWhere(consumer, before, progress);
   }
 
   // ---- the same operations on a caller's connection -----------------------------------------
@@ -783,7 +952,8 @@ public final class JdbcInboxStore implements InboxStore {
     }
   }
 
-  private long pruneWhere(String consumer, Instant before) {
+  private long pruneWhere(
+      String consumer, Instant before, java.util.function.LongConsumer progress) {
     Statements s = statements();
     String sql = consumer == null ? s.pruneAll : s.pruneConsumer;
     long total = 0;
@@ -805,6 +975,7 @@ public final class JdbcInboxStore implements InboxStore {
                 }
               });
       total += deleted;
+      progress.accept(total);
       if (deleted < pruneBatchSize) {
         return total;
       }
@@ -938,7 +1109,16 @@ public final class JdbcInboxStore implements InboxStore {
   }
 
   InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
-    String detail = e.getMessage() + " [SQLState " + e.getSQLState() + "]";
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String detail =
+        e.getMessage()
+            + (root != e && root.getMessage() != null ? " (cause: " + root.getMessage() + ")" : "")
+            + " [SQLState "
+            + e.getSQLState()
+            + "]";
     switch (kind) {
       case CONNECTION:
         return new StoreUnavailableException(

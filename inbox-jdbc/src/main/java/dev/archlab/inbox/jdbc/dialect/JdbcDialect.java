@@ -107,7 +107,10 @@ public abstract class JdbcDialect {
     if (state.equals("40001") || state.equals("40P01")) {
       return SqlErrorKind.SERIALIZATION;
     }
-    if (state.equals("42P01") || state.equals("42S02") || state.equals("42S22")) {
+    if (state.equals("42P01")
+        || state.equals("42S02")
+        || state.equals("42S04")
+        || state.equals("42S22")) {
       return SqlErrorKind.SCHEMA_MISSING;
     }
     if (state.equals("28000") || state.equals("28P01")) {

@@ -1,4 +1,4 @@
-package dev.archlab.inbox.examples;
+package dev.archlab.inbox.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

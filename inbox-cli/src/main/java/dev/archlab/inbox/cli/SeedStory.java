@@ -1,4 +1,4 @@
-package dev.archlab.inbox.examples;
+package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;

@@ -1,0 +1,390 @@
+package dev.archlab.inbox.cli;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.InboxConfig;
+import dev.archlab.inbox.InboxEvent;
+import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.LeaseLostException;
+import dev.archlab.inbox.Message;
+import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.DelayQueue;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * An at-least-once delivery load in transactional mode, whose business table has no unique
+ * constraint, so a double effect would be visible. Safe to kill at any moment and run again with
+ * the same arguments: the rerun resumes and in the end there is one effect row per id.
+ */
+@Command(
+    name = "simulate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Delivers N distinct ids, each 1+D times in shuffled order, to W concurrent workers."
+          + " A fraction P of handler runs dies after the claim, as a crash would. Each applied"
+          + " message inserts one row into inbox_sim_effect (no unique constraint) in the same"
+          + " transaction as DONE. Redelivers until every id is DONE or DEAD, then checks that"
+          + " the effect table holds exactly one row per applied id. Exit 1 if not.",
+      "Safe to kill -9 at any moment: run it again with the same arguments to resume."
+    },
+    footer = {
+      "",
+      "Examples:",
+      "  inbox simulate",
+      "  inbox simulate --messages 20000 --duplicates 3 --workers 8 --crash-rate 0.1 --lease 1s",
+      "  inbox simulate --db jdbc:postgresql://localhost/app --user app --seed 7"
+    })
+final class SimulateCommand implements Callable<Integer> {
+
+  static final String EFFECTS = "inbox_sim_effect";
+
+  @Mixin DbOptions db;
+
+  @Option(
+      names = "--messages",
+      defaultValue = "1000",
+      description = "Distinct ids (default: ${DEFAULT-VALUE}).")
+  int messages;
+
+  @Option(
+      names = "--duplicates",
+      defaultValue = "2",
+      description = "Extra deliveries of each id (default: ${DEFAULT-VALUE}).")
+  int duplicates;
+
+  @Option(
+      names = "--workers",
+      defaultValue = "4",
+      description = "Concurrent consumers (default: ${DEFAULT-VALUE}).")
+  int workers;
+
+  @Option(
+      names = "--crash-rate",
+      defaultValue = "0.05",
+      description =
+          "Fraction of handler runs that die after the claim (default: ${DEFAULT-VALUE}).")
+  double crashRate;
+
+  @Option(
+      names = "--lease",
+      defaultValue = "1s",
+      converter = Durations.class,
+      description = "Lease; a crashed claim is taken over after it (default: ${DEFAULT-VALUE}).")
+  Duration lease;
+
+  @Option(
+      names = "--max-attempts",
+      defaultValue = "10",
+      description = "Attempts before DEAD (default: ${DEFAULT-VALUE}).")
+  int maxAttempts;
+
+  @Option(
+      names = "--seed",
+      defaultValue = "42",
+      description = "Seed of the ids and the delivery order (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(
+      names = "--consumer",
+      defaultValue = "sim",
+      description = "Consumer name (default: ${DEFAULT-VALUE}).")
+  String consumer;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  /** Stands for the process dying after the claim: not an Exception, so nothing records it. */
+  static final class SimulatedCrash extends Error {
+    private static final long serialVersionUID = 1L;
+
+    SimulatedCrash() {
+      super("simulated crash after the claim", null, false, false);
+    }
+  }
+
+  /** One delivery waiting in the simulated broker. */
+  private static final class Delivery implements Delayed {
+    final String id;
+    final long dueNanos;
+
+    Delivery(String id, long delayNanos) {
+      this.id = id;
+      this.dueNanos = System.nanoTime() + delayNanos;
+    }
+
+    @Override
+    public long getDelay(TimeUnit unit) {
+      return unit.convert(dueNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public int compareTo(Delayed o) {
+      return Long.compare(dueNanos, ((Delivery) o).dueNanos);
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    validate();
+    PrintWriter out = spec.commandLine().getOut();
+    String prefix = "sim-" + seed + "-";
+    try (HikariDataSource ds = db.dataSource(workers + 2)) {
+      JdbcInboxStore store = db.store(ds);
+      store.createSchemaIfMissing();
+      createEffectTable(ds);
+
+      List<String> order = new ArrayList<>(messages * (duplicates + 1));
+      for (int i = 0; i < messages; i++) {
+        for (int d = 0; d <= duplicates; d++) {
+          order.add(prefix + i);
+        }
+      }
+      Collections.shuffle(order, new Random(seed));
+      DelayQueue<Delivery> broker = new DelayQueue<>();
+      for (String id : order) {
+        broker.add(new Delivery(id, 0));
+      }
+
+      AtomicLong calls = new AtomicLong();
+      AtomicLong applied = new AtomicLong();
+      AtomicLong duplicate = new AtomicLong();
+      AtomicLong inFlight = new AtomicLong();
+      AtomicLong failed = new AtomicLong();
+      AtomicLong dead = new AtomicLong();
+      AtomicLong crashes = new AtomicLong();
+      AtomicLong takeovers = new AtomicLong();
+      AtomicLong storeErrors = new AtomicLong();
+      AtomicLong outstanding = new AtomicLong(order.size());
+
+      IdempotentConsumer sim =
+          IdempotentConsumer.builder(consumer, store)
+              .config(
+                  InboxConfig.custom()
+                      .lease(lease)
+                      .retryPolicy(
+                          RetryPolicy.custom()
+                              .maxAttempts(maxAttempts)
+                              .initialDelay(Duration.ofMillis(50))
+                              .maxDelay(Duration.ofSeconds(2))
+                              .build())
+                      .build())
+              .listener(
+                  e -> {
+                    if (e.kind() == InboxEvent.Kind.TAKEOVER) {
+                      takeovers.incrementAndGet();
+                    }
+                  })
+              .effect(
+                  store.transactional(
+                      (m, attempt, c) -> {
+                        try (PreparedStatement ps =
+                            c.prepareStatement(
+                                "INSERT INTO "
+                                    + EFFECTS
+                                    + " (message_id, applied_at, worker) VALUES (?, CURRENT_TIMESTAMP, ?)")) {
+                          ps.setString(1, m.id());
+                          ps.setString(2, Thread.currentThread().getName());
+                          ps.executeUpdate();
+                        }
+                        if (ThreadLocalRandom.current().nextDouble() < crashRate) {
+                          throw new SimulatedCrash();
+                        }
+                      }))
+              .build();
+
+      Output.Progress progress =
+          new Output.Progress(spec.commandLine().getErr(), "deliveries", order.size());
+      long started = System.nanoTime();
+      ExecutorService pool =
+          Executors.newFixedThreadPool(
+              workers,
+              r -> {
+                Thread t = new Thread(r);
+                t.setName("worker-" + t.getId());
+                t.setDaemon(true);
+                return t;
+              });
+      List<Future<?>> running = new ArrayList<>();
+      for (int w = 0; w < workers; w++) {
+        running.add(
+            pool.submit(
+                () -> {
+                  while (outstanding.get() > 0) {
+                    Delivery next = broker.poll(50, TimeUnit.MILLISECONDS);
+                    if (next == null) {
+                      continue;
+                    }
+                    calls.incrementAndGet();
+                    long redeliverAfterNanos;
+                    try {
+                      Outcome o = sim.consume(Message.of(next.id));
+                      switch (o.status()) {
+                        case APPLIED:
+                          applied.incrementAndGet();
+                          break;
+                        case DUPLICATE:
+                          duplicate.incrementAndGet();
+                          break;
+                        case DEAD:
+                          dead.incrementAndGet();
+                          break;
+                        case IN_FLIGHT:
+                          inFlight.incrementAndGet();
+                          break;
+                        default:
+                          failed.incrementAndGet();
+                      }
+                      redeliverAfterNanos =
+                          o.shouldAcknowledge()
+                              ? -1
+                              : Math.max(5_000_000L, o.retryAfter().toNanos());
+                    } catch (SimulatedCrash crash) {
+                      crashes.incrementAndGet();
+                      redeliverAfterNanos = lease.toNanos();
+                    } catch (LeaseLostException lost) {
+                      redeliverAfterNanos = 5_000_000L;
+                    } catch (StoreUnavailableException unavailable) {
+                      storeErrors.incrementAndGet();
+                      redeliverAfterNanos = 500_000_000L;
+                    }
+                    if (redeliverAfterNanos < 0) {
+                      progress.update(order.size() - outstanding.decrementAndGet());
+                    } else {
+                      broker.add(new Delivery(next.id, redeliverAfterNanos));
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : running) {
+        f.get();
+      }
+      pool.shutdownNow();
+      progress.finish();
+      double seconds = (System.nanoTime() - started) / 1e9;
+
+      long[] effects = countEffects(ds, prefix);
+      long doneIds =
+          store.list(RecordState.DONE, consumer, Integer.MAX_VALUE).stream()
+              .filter(r -> r.messageId().startsWith(prefix))
+              .count();
+      long deadIds =
+          store.list(RecordState.DEAD, consumer, Integer.MAX_VALUE).stream()
+              .filter(r -> r.messageId().startsWith(prefix))
+              .count();
+      boolean exactlyOnce =
+          effects[0] == effects[1]
+              && effects[1] == doneIds
+              && effects[2] <= 1
+              && doneIds + deadIds == messages;
+
+      out.printf(
+          "simulate: %d ids x %d deliveries, %d workers, crash rate %.2f, lease %s, seed %d%n",
+          messages, duplicates + 1, workers, crashRate, Durations.format(lease), seed);
+      out.printf("  deliveries       %10d  (consume calls, redeliveries included)%n", calls.get());
+      out.printf("  applied          %10d%n", applied.get());
+      out.printf("  duplicates       %10d%n", duplicate.get());
+      out.printf("  in-flight        %10d  (redelivered later)%n", inFlight.get());
+      out.printf("  failed           %10d%n", failed.get());
+      out.printf("  crashes          %10d  (handler died after the claim)%n", crashes.get());
+      out.printf("  takeovers        %10d  (expired claims taken over)%n", takeovers.get());
+      out.printf("  store errors     %10d%n", storeErrors.get());
+      out.printf("  DONE ids         %10d   DEAD ids %d%n", doneIds, deadIds);
+      out.printf(
+          "  effects          %10d   distinct %d   most per id %d%n",
+          effects[0], effects[1], effects[2]);
+      out.printf(
+          "  throughput       %10.0f deliveries/s over %.1f s%n", calls.get() / seconds, seconds);
+      out.printf("verdict: %s%n", exactlyOnce ? "EXACTLY ONE EFFECT PER ID" : "VIOLATION");
+      return exactlyOnce ? InboxCli.OK : InboxCli.FAILURE;
+    }
+  }
+
+  private void validate() {
+    if (messages < 1 || messages > 10_000_000) {
+      throw new InvalidConfigurationException(
+          "--messages must be between 1 and 10000000, was " + messages);
+    }
+    if (duplicates < 0 || duplicates > 100) {
+      throw new InvalidConfigurationException(
+          "--duplicates must be between 0 and 100, was " + duplicates);
+    }
+    if (workers < 1 || workers > 256) {
+      throw new InvalidConfigurationException(
+          "--workers must be between 1 and 256, was " + workers);
+    }
+    if (!(crashRate >= 0 && crashRate < 1)) {
+      throw new InvalidConfigurationException(
+          "--crash-rate must be at least 0 and below 1, was " + crashRate);
+    }
+    if (lease.isZero() || lease.isNegative()) {
+      throw new InvalidConfigurationException("--lease must be positive, was " + lease);
+    }
+  }
+
+  private static void createEffectTable(HikariDataSource ds) throws SQLException {
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement()) {
+      // No unique constraint on purpose: a double effect must be visible as a second row.
+      st.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + EFFECTS
+              + " (message_id VARCHAR(255) NOT NULL, applied_at TIMESTAMP NOT NULL,"
+              + " worker VARCHAR(64) NOT NULL)");
+    }
+  }
+
+  /** Effect rows, distinct ids and the most rows any one id has, for this run's ids. */
+  private static long[] countEffects(HikariDataSource ds, String prefix) throws SQLException {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT COUNT(*), COUNT(DISTINCT message_id) FROM "
+                    + EFFECTS
+                    + " WHERE message_id LIKE ?");
+        PreparedStatement most =
+            c.prepareStatement(
+                "SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM "
+                    + EFFECTS
+                    + " WHERE message_id LIKE ? GROUP BY message_id) AS per_id")) {
+      ps.setString(1, prefix + "%");
+      most.setString(1, prefix + "%");
+      long[] out = new long[3];
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        out[0] = rs.getLong(1);
+        out[1] = rs.getLong(2);
+      }
+      try (ResultSet rs = most.executeQuery()) {
+        rs.next();
+        out[2] = rs.getLong(1);
+      }
+      return out;
+    }
+  }
+}

@@ -1,0 +1,233 @@
+package dev.archlab.inbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.store.BeginRequest;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The command run in-process: every command, its exit codes and its one-line errors. */
+class CliTest {
+
+  @TempDir static Path dir;
+
+  static String h2;
+
+  @BeforeAll
+  static void noEnvironment() {
+    DbOptions.environment = Map.of();
+    h2 = "jdbc:h2:file:" + dir.resolve("cli") + ";AUTO_SERVER=TRUE";
+  }
+
+  @AfterAll
+  static void restoreEnvironment() {
+    DbOptions.environment = System.getenv();
+  }
+
+  static void assertOneLineError(Cli.Result r, int code, String contains) {
+    assertThat(r.code()).as(r.toString()).isEqualTo(code);
+    assertThat(r.err().strip().lines()).as(r.toString()).hasSize(1);
+    assertThat(r.err()).as(r.toString()).startsWith("inbox: ").contains(contains);
+    assertThat(r.err()).doesNotContain("\tat ");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "demo",
+        "simulate",
+        "status",
+        "list",
+        "show",
+        "release",
+        "retry-dead",
+        "prune",
+        "migrate"
+      })
+  void everyCommandHasHelpWithExamples(String command) {
+    Cli.Result r = Cli.run(command, "--help");
+    assertThat(r.code()).as(r.toString()).isZero();
+    assertThat(r.out()).contains("Usage: inbox " + command).contains("Examples:");
+  }
+
+  @Test
+  void unknownCommandIsAUsageError() {
+    assertOneLineError(Cli.run("frobnicate"), 2, "frobnicate");
+    assertOneLineError(Cli.run("status", "--no-such-option"), 2, "--no-such-option");
+    assertOneLineError(Cli.run(), 2, "missing command");
+  }
+
+  @Test
+  void badDurationIsAUsageError() {
+    assertOneLineError(
+        Cli.run("prune", "--db", h2, "--older-than", "seven days"), 2, "invalid duration");
+    assertOneLineError(Cli.run("status", "--db", h2, "--retention", "5x"), 2, "invalid duration");
+  }
+
+  @Test
+  void blankOrOverlongIdIsAUsageError() {
+    Cli.run("migrate", "--db", h2);
+    assertOneLineError(Cli.run("show", "--db", h2, "billing", "   "), 2, "must not be blank");
+    assertOneLineError(
+        Cli.run("show", "--db", h2, "billing", "x".repeat(300)), 2, "the limit is 255");
+    assertOneLineError(Cli.run("release", "--db", h2, " ", "m-1"), 2, "invalid consumer name");
+  }
+
+  @Test
+  void malformedUrlAndTableNameAreUsageErrors() {
+    assertOneLineError(Cli.run("status", "--db", "postgres://x"), 2, "invalid JDBC URL");
+    assertOneLineError(
+        Cli.run("status", "--db", h2, "--table", "inbox; DROP TABLE x"), 2, "table name");
+  }
+
+  @Test
+  void refusedConfigurationIsAUsageError() {
+    assertOneLineError(
+        Cli.run("prune", "--db", h2, "--older-than", "12h", "--redelivery-window", "1d"),
+        2,
+        "must be longer than the broker redelivery window");
+    assertOneLineError(Cli.run("simulate", "--db", h2, "--crash-rate", "1.5"), 2, "--crash-rate");
+  }
+
+  @Test
+  void unreachableDatabaseIsARuntimeFailure() {
+    assertOneLineError(
+        Cli.run("status", "--db", "jdbc:postgresql://127.0.0.1:1/nowhere?connectTimeout=1"),
+        1,
+        "unreachable");
+  }
+
+  @Test
+  void wrongCredentialsAreARuntimeFailure() {
+    String url = EmbeddedPostgres.bareUrl();
+    assertOneLineError(
+        Cli.run("status", "--db", url, "--user", "no_such_role", "--password", "x"),
+        1,
+        "refused the login");
+  }
+
+  @Test
+  void missingTableBeforeMigrateIsARuntimeFailure() {
+    String fresh = "jdbc:h2:file:" + dir.resolve("fresh") + ";AUTO_SERVER=TRUE";
+    assertOneLineError(Cli.run("status", "--db", fresh), 1, "run 'inbox migrate' first");
+    assertOneLineError(Cli.run("list", "--db", fresh, "--state", "DEAD"), 1, "inbox migrate");
+    Cli.Result migrated = Cli.run("migrate", "--db", fresh);
+    assertThat(migrated.code()).as(migrated.toString()).isZero();
+    assertThat(migrated.out()).contains("created");
+    assertThat(Cli.run("migrate", "--db", fresh).out()).contains("up to date");
+    assertThat(Cli.run("status", "--db", fresh).code()).isZero();
+  }
+
+  @Test
+  void verboseAddsTheStackTrace() {
+    Cli.Result r = Cli.run("status", "--verbose", "--db", "jdbc:h2:file:" + dir.resolve("v"));
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("inbox migrate").contains("\tat ");
+  }
+
+  @Test
+  void environmentVariablesSelectTheDatabase() {
+    DbOptions.environment = Map.of(DbOptions.ENV_URL, "jdbc:postgresql://127.0.0.1:1/env");
+    try {
+      assertOneLineError(Cli.run("status"), 1, "unreachable");
+    } finally {
+      DbOptions.environment = Map.of();
+    }
+  }
+
+  @Test
+  void demoAsJson() {
+    String url = "jdbc:h2:file:" + dir.resolve("demo") + ";AUTO_SERVER=TRUE";
+    Cli.Result r = Cli.run("demo", "--json", "--db", url);
+    assertThat(r.code()).as(r.toString()).isZero();
+    assertThat(r.out().strip()).startsWith("{").endsWith("}");
+    assertThat(r.out()).contains("\"verdict\":\"HELD\"").doesNotContain("\"passed\":false");
+    assertThat(r.out().split("\"passed\":true", -1)).hasSize(8);
+  }
+
+  @Test
+  void operatorCommandsOnPostgres() throws Exception {
+    String url = EmbeddedPostgres.url();
+    String[] db = {"--db", url, "--user", "postgres", "--table", "ops_inbox"};
+    assertThat(Cli.run(concat(new String[] {"migrate"}, db)).code()).isZero();
+
+    Cli.Result sim =
+        Cli.run(
+            concat(
+                new String[] {
+                  "simulate",
+                  "--messages",
+                  "300",
+                  "--duplicates",
+                  "2",
+                  "--workers",
+                  "4",
+                  "--crash-rate",
+                  "0.1",
+                  "--lease",
+                  "200ms",
+                  "--seed",
+                  "7"
+                },
+                db));
+    assertThat(sim.code()).as(sim.toString()).isZero();
+    assertThat(sim.out()).contains("EXACTLY ONE EFFECT PER ID").contains("distinct 300");
+
+    // A poison record and a stuck one, made through the store the commands look at.
+    org.postgresql.ds.PGSimpleDataSource pg = new org.postgresql.ds.PGSimpleDataSource();
+    pg.setUrl(url);
+    pg.setUser("postgres");
+    JdbcInboxStore store = JdbcInboxStore.builder(pg).table("ops_inbox").build();
+    store.markDead(
+        store.begin(new BeginRequest("ops", "poison-1", Duration.ofMinutes(5), 5, null)).claim(),
+        "cannot parse");
+    store.begin(new BeginRequest("ops", "stuck-1", Duration.ofMinutes(5), 5, null));
+
+    Cli.Result status = Cli.run(concat(new String[] {"status"}, db));
+    assertThat(status.code()).as(status.toString()).isZero();
+    assertThat(status.out()).contains("ops").contains("sim");
+
+    Cli.Result dead = Cli.run(concat(new String[] {"list", "--state", "dead"}, db));
+    assertThat(dead.out()).contains("poison-1").contains("cannot parse").contains("1 record(s)");
+
+    Cli.Result show = Cli.run(concat(new String[] {"show", "ops", "stuck-1"}, db));
+    assertThat(show.out()).contains("state:        PROCESSING").contains("(in ");
+    assertThat(Cli.run(concat(new String[] {"show", "ops", "nothing"}, db)).code()).isEqualTo(1);
+
+    Cli.Result release = Cli.run(concat(new String[] {"release", "ops", "stuck-1"}, db));
+    assertThat(release.code()).as(release.toString()).isZero();
+    assertThat(
+            store.begin(new BeginRequest("ops", "stuck-1", Duration.ofMinutes(5), 5, null)).kind())
+        .isEqualTo(dev.archlab.inbox.store.BeginResult.Kind.TAKEN_OVER);
+    assertThat(Cli.run(concat(new String[] {"release", "ops", "poison-1"}, db)).code())
+        .isEqualTo(1);
+
+    Cli.Result retry = Cli.run(concat(new String[] {"retry-dead", "ops", "poison-1"}, db));
+    assertThat(retry.out()).contains("1 DEAD record(s)");
+    assertThat(store.find("ops", "poison-1")).isEmpty();
+    assertThat(
+            store
+                .begin(new BeginRequest("ops", "poison-1", Duration.ofMinutes(5), 5, null))
+                .claimed())
+        .isTrue();
+
+    Cli.Result dry = Cli.run(concat(new String[] {"prune", "--older-than", "2d", "--dry-run"}, db));
+    assertThat(dry.out()).contains("would delete 0");
+    assertThat(store.list(RecordState.DONE, "sim", 1000)).hasSize(300);
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+}
