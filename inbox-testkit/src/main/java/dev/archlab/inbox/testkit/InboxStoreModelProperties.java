@@ -53,10 +53,29 @@ import net.jqwik.api.statistics.Statistics;
  * </ul>
  *
  * <p>Times are compared relative to each side's "now" and truncated to microseconds, so a database
- * that keeps microseconds passes and a fixture may implement {@link StoreFixture#advanceTime}
- * either by moving the clock or by shifting stored timestamps back. The store's clock must not move
- * on its own between actions (use a {@link MutableClock} or a pinned database time); all generated
- * durations are whole milliseconds.
+ * that keeps microseconds passes, and a fixture may implement {@link StoreFixture#advanceTime}
+ * either by moving the clock or by shifting stored timestamps back. How exactly depends on the
+ * store's clock:
+ *
+ * <ul>
+ *   <li><b>A clock that stands still between actions</b> (a {@link MutableClock}; the default):
+ *       generated durations are whole milliseconds, mostly whole seconds, so the clock often lands
+ *       exactly on a lease end or a prune cut-off, and every time must agree exactly.
+ *   <li><b>A clock that moves in real time</b> (a database's {@code now()}; the subclass overrides
+ *       {@link #storeClockMovesOnItsOwn()} to return {@code true}): the model's clock follows the
+ *       store's, catching up with the store's {@code currentTime()} plus all time advanced before
+ *       every action and again right after every store answer, so the two sides decide with, and
+ *       are viewed from, times at most one call apart. Every generated duration is whole seconds
+ *       and prune cut-offs lie half a second off that grid, so the real time that passes between a
+ *       write and a later decision can tip the decision only when it is within a few milliseconds
+ *       of a whole second (lease end) or a half second (cut-off), which takes a try longer than
+ *       about half a second; the model sees such a close call coming and waits it out (200 ms)
+ *       before the call. A begin exactly at a lease end (time advanced = lease) stays covered: real
+ *       time only takes both sides past it. Times agree within 400 ms, under the one-second grid,
+ *       so a time that is off by a generated duration still fails. What this mode cannot test is
+ *       the exact instant (a record updated exactly at the prune cut-off, a lease end passed by a
+ *       microsecond); the default mode covers that.
+ * </ul>
  *
  * <p>To run it for a store, extend this class and implement {@link #newFixture()}. 200 tries of 1
  * to 60 actions run by default; a subclass may annotate itself with {@code @PropertyDefaults(tries
@@ -77,8 +96,30 @@ public abstract class InboxStoreModelProperties {
   private static final int MAX_ACTIONS = 60;
   private static final int LIST_ALL = 1000;
 
+  /** How far apart two times may be with a moving store clock; they must be equal otherwise. */
+  private static final Duration MOVING_CLOCK_TOLERANCE = Duration.ofMillis(400);
+
+  /**
+   * With a moving store clock, a lease end or prune cut-off closer than this to the model's "now"
+   * is a close call: the call waits until it is clear.
+   */
+  private static final Duration CLOSE_CALL = Duration.ofMillis(100);
+
+  /** Prune cut-offs with a moving store clock: this much after a whole second back from "now". */
+  private static final long OFF_GRID_MILLIS = 500;
+
   /** A fresh, empty store for one try. Closed when the try ends. */
   protected abstract StoreFixture newFixture();
+
+  /**
+   * Whether the store's clock moves on its own between actions, like a database's {@code now()},
+   * instead of standing still until {@link StoreFixture#advanceTime} moves it. {@code false} by
+   * default; a store that returns {@code true} is tested on a whole-second grid with a tolerance,
+   * as the class description explains, and a store that stands still is tested exactly.
+   */
+  protected boolean storeClockMovesOnItsOwn() {
+    return false;
+  }
 
   /**
    * Whether every record is compared after every action ({@code true}, the default) or only after
@@ -94,7 +135,7 @@ public abstract class InboxStoreModelProperties {
   public void storeBehavesLikeTheModel(@ForAll("actionSequences") List<Action> actions)
       throws Exception {
     try (StoreFixture fixture = newFixture()) {
-      Run run = new Run(fixture);
+      Run run = new Run(fixture, storeClockMovesOnItsOwn());
       for (int i = 0; i < actions.size(); i++) {
         run.step(actions.get(i));
         if (compareAllRecordsAfterEveryAction() || i == actions.size() - 1) {
@@ -219,7 +260,7 @@ public abstract class InboxStoreModelProperties {
 
     @Override
     public String toString() {
-      return "prune(before now-" + seconds(agoMillis) + ")";
+      return "prune(before " + offset(Duration.ofMillis(-agoMillis)) + ")";
     }
   }
 
@@ -231,7 +272,11 @@ public abstract class InboxStoreModelProperties {
 
     @Override
     public String toString() {
-      return "prune(" + CONSUMERS.get(consumer) + ", before now-" + seconds(agoMillis) + ")";
+      return "prune("
+          + CONSUMERS.get(consumer)
+          + ", before "
+          + offset(Duration.ofMillis(-agoMillis))
+          + ")";
     }
   }
 
@@ -300,16 +345,17 @@ public abstract class InboxStoreModelProperties {
 
   @Provide
   Arbitrary<List<Action>> actionSequences() {
+    boolean wholeSeconds = storeClockMovesOnItsOwn();
     Arbitrary<Action> action =
         Arbitraries.frequencyOf(
-            Tuple.of(8, begins()),
+            Tuple.of(8, begins(wholeSeconds)),
             Tuple.of(4, completes()),
-            Tuple.of(3, fails()),
+            Tuple.of(3, fails(wholeSeconds)),
             Tuple.of(1, markDeads()),
-            Tuple.of(2, extensions()),
-            Tuple.of(1, prunes()),
-            Tuple.of(1, consumerPrunes()),
-            Tuple.of(6, advances()),
+            Tuple.of(2, extensions(wholeSeconds)),
+            Tuple.of(1, prunes(wholeSeconds)),
+            Tuple.of(1, consumerPrunes(wholeSeconds)),
+            Tuple.of(6, advances(wholeSeconds)),
             Tuple.of(1, finds()),
             Tuple.of(1, lists()));
     // Uniform sizes: the interesting histories (takeover, death, prune after DONE) need length.
@@ -320,11 +366,11 @@ public abstract class InboxStoreModelProperties {
         .withSizeDistribution(RandomDistribution.uniform());
   }
 
-  private static Arbitrary<Action> begins() {
+  private static Arbitrary<Action> begins(boolean wholeSeconds) {
     return Combinators.combine(
             consumerIndexes(),
             idIndexes(),
-            millis(1, 10),
+            millis(1, 10, wholeSeconds),
             Arbitraries.integers().between(1, 4),
             Arbitraries.of("h1", "h2").injectNull(0.5))
         .as(Begin::new);
@@ -336,28 +382,28 @@ public abstract class InboxStoreModelProperties {
     return Combinators.combine(claimRefs(), results).as(Complete::new);
   }
 
-  private static Arbitrary<Action> fails() {
-    return Combinators.combine(claimRefs(), errors(), millis(0, 10)).as(Fail::new);
+  private static Arbitrary<Action> fails(boolean wholeSeconds) {
+    return Combinators.combine(claimRefs(), errors(), millis(0, 10, wholeSeconds)).as(Fail::new);
   }
 
   private static Arbitrary<Action> markDeads() {
     return Combinators.combine(claimRefs(), errors()).as(MarkDead::new);
   }
 
-  private static Arbitrary<Action> extensions() {
-    return Combinators.combine(claimRefs(), millis(1, 10)).as(Extend::new);
+  private static Arbitrary<Action> extensions(boolean wholeSeconds) {
+    return Combinators.combine(claimRefs(), millis(1, 10, wholeSeconds)).as(Extend::new);
   }
 
-  private static Arbitrary<Action> prunes() {
-    return millis(0, 20).map(Prune::new);
+  private static Arbitrary<Action> prunes(boolean wholeSeconds) {
+    return pruneAges(wholeSeconds).map(Prune::new);
   }
 
-  private static Arbitrary<Action> consumerPrunes() {
-    return Combinators.combine(consumerIndexes(), millis(0, 20)).as(PruneConsumer::new);
+  private static Arbitrary<Action> consumerPrunes(boolean wholeSeconds) {
+    return Combinators.combine(consumerIndexes(), pruneAges(wholeSeconds)).as(PruneConsumer::new);
   }
 
-  private static Arbitrary<Action> advances() {
-    return millis(0, 15).map(Advance::new);
+  private static Arbitrary<Action> advances(boolean wholeSeconds) {
+    return millis(0, 15, wholeSeconds).map(Advance::new);
   }
 
   private static Arbitrary<Action> finds() {
@@ -400,13 +446,29 @@ public abstract class InboxStoreModelProperties {
   }
 
   /**
-   * Whole milliseconds, mostly whole seconds: with second-sized leases and clock steps, the clock
-   * often lands exactly on a lease end, which is where "now >= leaseUntil" is decided.
+   * A duration in milliseconds. Mostly whole seconds: with second-sized leases and clock steps, the
+   * clock often lands exactly on a lease end, which is where "now >= leaseUntil" is decided. Only
+   * whole seconds when {@code wholeSeconds} (a store clock that moves on its own).
    */
-  private static Arbitrary<Long> millis(int minSeconds, int maxSeconds) {
+  private static Arbitrary<Long> millis(int minSeconds, int maxSeconds, boolean wholeSeconds) {
+    Arbitrary<Long> seconds =
+        Arbitraries.integers().between(minSeconds, maxSeconds).map(s -> s * 1000L);
+    if (wholeSeconds) {
+      return seconds;
+    }
     return Arbitraries.frequencyOf(
-        Tuple.of(3, Arbitraries.integers().between(minSeconds, maxSeconds).map(s -> s * 1000L)),
+        Tuple.of(3, seconds),
         Tuple.of(1, Arbitraries.longs().between(minSeconds * 1000L, maxSeconds * 1000L)));
+  }
+
+  /**
+   * How far before "now" a prune cuts off, in milliseconds: 0 to 20 seconds, the same grid as
+   * {@link #millis}. With {@code wholeSeconds} the cut-off lies half a second after the whole
+   * second instead, so a record updated a whole number of seconds before "now" is clearly on one
+   * side of it: from now-20.5s to now+0.5s.
+   */
+  private static Arbitrary<Long> pruneAges(boolean wholeSeconds) {
+    return millis(0, 20, wholeSeconds).map(ms -> wholeSeconds ? ms - OFF_GRID_MILLIS : ms);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -420,27 +482,53 @@ public abstract class InboxStoreModelProperties {
     private final Map<String, List<Claim>> issued = new HashMap<>();
     private final List<String> trace = new ArrayList<>();
 
-    Run(StoreFixture fixture) {
+    /** Whether the store's clock moves in real time; the model's then follows it. */
+    private final boolean clockMoves;
+
+    /** How far two times may be apart; zero with a clock that stands still. */
+    private final Duration tolerance;
+
+    /** The model's time at the start; with a moving clock also the store's. */
+    private final Instant start;
+
+    /** All time moved through {@link Advance} so far. */
+    private Duration advanced = Duration.ZERO;
+
+    Run(StoreFixture fixture, boolean clockMoves) {
       this.fixture = fixture;
       this.store = fixture.store();
-      this.model = new InboxModel(store.currentTime());
+      this.clockMoves = clockMoves;
+      this.tolerance = clockMoves ? MOVING_CLOCK_TOLERANCE : Duration.ZERO;
+      this.start = store.currentTime();
+      this.model = new InboxModel(start);
     }
 
     void step(Action action) {
+      catchUpWithStoreClock();
       if (action instanceof Advance advance) {
-        fixture.advanceTime(Duration.ofMillis(advance.millis()));
-        model.advance(Duration.ofMillis(advance.millis()));
+        Duration by = Duration.ofMillis(advance.millis());
+        fixture.advanceTime(by);
+        model.advance(by);
+        advanced = advanced.plus(by);
         trace.add(action.toString());
       } else if (action instanceof ListRecords list) {
         checkList(list);
       } else {
         Call call = (Call) action;
         Claim claim = call.claimRef() == null ? null : resolve(call.claimRef());
-        Observation expected = observe(model, call, claim);
-        Observation actual = observe(store, call, claim);
+        String waited = waitOutCloseCall(call);
+        Answer modelAnswer = Answer.of(model, call, claim);
+        Answer storeAnswer = Answer.of(store, call, claim);
+        Instant storeNow = storeNowAfterAnswer();
+        Observation expected = observe(modelAnswer, model.currentTime(), call);
+        Observation actual = observe(storeAnswer, storeNow, call);
         trace.add(
-            call + (claim == null ? "" : " using " + describe(claim)) + "\n       -> " + actual);
-        if (!expected.agreesWith(actual)) {
+            call
+                + (claim == null ? "" : " using " + describe(claim))
+                + waited
+                + "\n       -> "
+                + actual);
+        if (!expected.agreesWith(actual, tolerance)) {
           throw failure("the store's answer differs from the model's", expected, actual);
         }
         if (actual.claim() != null) {
@@ -451,13 +539,110 @@ public abstract class InboxStoreModelProperties {
       }
     }
 
+    /**
+     * With a moving store clock, moves the model's clock up to the store's clock plus all time
+     * advanced, so that the model's "now" is the store's "now" in the model's frame (stored
+     * timestamps were shifted back by what was advanced). Called before every action, so the model
+     * decides with the store's current time.
+     */
+    private void catchUpWithStoreClock() {
+      if (clockMoves) {
+        catchUpWith(store.currentTime());
+      }
+    }
+
+    /**
+     * The store's "now", read right after the store answered, to view its answer from; with a
+     * moving store clock the model's clock catches up with it, so that the model's answer is viewed
+     * from the same moment (the model's decision was already made with its earlier "now").
+     */
+    private Instant storeNowAfterAnswer() {
+      Instant now = store.currentTime();
+      if (clockMoves) {
+        catchUpWith(now);
+      }
+      return now;
+    }
+
+    /** Moves the model's clock to {@code storeNow} plus all time advanced; never back. */
+    private void catchUpWith(Instant storeNow) {
+      Duration behind = Duration.between(model.currentTime(), storeNow.plus(advanced));
+      if (!behind.isNegative()) {
+        model.advance(behind);
+      }
+    }
+
+    /**
+     * With a moving store clock, waits while the model sees {@code call} as a close call (see
+     * {@link #isCloseCall}), so that the real time passing during the call cannot tip the store to
+     * the other side. Returns a note for the trace, empty if it did not wait.
+     */
+    private String waitOutCloseCall(Call call) {
+      if (!clockMoves) {
+        return "";
+      }
+      int waits = 0;
+      while (waits < 10 && isCloseCall(call)) {
+        waits++;
+        try {
+          Thread.sleep(CLOSE_CALL.multipliedBy(2).toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting out a close call", e);
+        }
+        catchUpWithStoreClock();
+      }
+      return waits == 0 ? "" : " (after waiting out a close call " + waits + " time(s))";
+    }
+
+    /**
+     * Whether the model's "now" is within {@link #CLOSE_CALL} of a line {@code call} decides on:
+     * the lease end of the key a begin meets, or the updatedAt of a DONE record a prune may delete.
+     * For a lease end this can only matter once the try has run for about a second: with
+     * whole-second durations, the model's distance to a lease end is a whole number of seconds plus
+     * the real time since the lease was written, and at zero whole seconds both sides are past it
+     * (real time only moves forward, on both).
+     */
+    private boolean isCloseCall(Call call) {
+      Instant now = model.currentTime();
+      if (call instanceof Begin b) {
+        Duration sinceStart = Duration.between(start, now).minus(advanced);
+        InboxRecord r =
+            model.find(CONSUMERS.get(b.consumer()), MESSAGE_IDS.get(b.id())).orElse(null);
+        return r != null
+            && r.state() == RecordState.PROCESSING
+            && Duration.between(r.leaseUntil(), now).abs().compareTo(CLOSE_CALL) < 0
+            && sinceStart.compareTo(Duration.ofSeconds(1).minus(CLOSE_CALL)) >= 0;
+      }
+      String consumer;
+      long agoMillis;
+      if (call instanceof Prune p) {
+        consumer = null;
+        agoMillis = p.agoMillis();
+      } else if (call instanceof PruneConsumer p) {
+        consumer = CONSUMERS.get(p.consumer());
+        agoMillis = p.agoMillis();
+      } else {
+        return false;
+      }
+      Instant before = now.minusMillis(agoMillis);
+      for (InboxRecord r : model.list(RecordState.DONE, consumer, LIST_ALL)) {
+        if (Duration.between(before, r.updatedAt()).abs().compareTo(CLOSE_CALL) < 0) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     /** Every record in the key pool and every list, compared with the model. */
     void compareAllRecords() {
       for (String consumer : CONSUMERS) {
         for (String id : MESSAGE_IDS) {
-          Observation expected = records(model, model.find(consumer, id).stream().toList());
-          Observation actual = records(store, store.find(consumer, id).stream().toList());
-          if (!expected.agreesWith(actual)) {
+          List<InboxRecord> got = store.find(consumer, id).stream().toList();
+          Observation actual = records(got, storeNowAfterAnswer());
+          Observation expected =
+              records(model.find(consumer, id).stream().toList(), model.currentTime());
+          if (!expected.agreesWith(actual, tolerance)) {
             throw failure("find(" + consumer + "/" + id + ") differs", expected, actual);
           }
         }
@@ -468,11 +653,13 @@ public abstract class InboxStoreModelProperties {
         for (String consumer : consumers) {
           String what = "list(" + state + ", " + (consumer == null ? "all" : consumer) + ")";
           List<InboxRecord> got = store.list(state, consumer, LIST_ALL);
-          requireOldestFirst(what, got);
+          Instant storeNow = storeNowAfterAnswer();
+          requireOldestFirst(what, got, storeNow);
           // Order among equal createdAt is open, so compare as sets sorted by key.
-          Observation expected = records(model, byKey(model.list(state, consumer, LIST_ALL)));
-          Observation actual = records(store, byKey(got));
-          if (!expected.agreesWith(actual)) {
+          Observation actual = records(byKey(got), storeNow);
+          Observation expected =
+              records(byKey(model.list(state, consumer, LIST_ALL)), model.currentTime());
+          if (!expected.agreesWith(actual, tolerance)) {
             throw failure(what + " differs", expected, actual);
           }
         }
@@ -484,13 +671,15 @@ public abstract class InboxStoreModelProperties {
      * may be older than one returned.
      */
     private void checkList(ListRecords list) {
-      List<InboxRecord> all = model.list(list.state(), list.consumerName(), LIST_ALL);
       List<InboxRecord> got = store.list(list.state(), list.consumerName(), list.limit());
-      trace.add(list + "\n       -> " + records(store, got));
+      Instant storeNow = storeNowAfterAnswer();
+      List<InboxRecord> all = model.list(list.state(), list.consumerName(), LIST_ALL);
+      Instant modelNow = model.currentTime();
+      trace.add(list + "\n       -> " + records(got, storeNow));
       String what = list.toString();
-      requireOldestFirst(what, got);
-      Observation expectedAll = records(model, all);
-      Observation actual = records(store, got);
+      requireOldestFirst(what, got, storeNow);
+      Observation expectedAll = records(all, modelNow);
+      Observation actual = records(got, storeNow);
       if (got.size() != Math.min(list.limit(), all.size())) {
         throw failure(what + " returned the wrong number of records", expectedAll, actual);
       }
@@ -503,8 +692,8 @@ public abstract class InboxStoreModelProperties {
         if (m == null || !returned.add(keyOf(r))) {
           throw failure(what + " returned an unexpected or repeated record", expectedAll, actual);
         }
-        Observation one = records(model, List.of(m));
-        if (!one.agreesWith(records(store, List.of(r)))) {
+        Observation one = records(List.of(m), modelNow);
+        if (!one.agreesWith(records(List.of(r), storeNow), tolerance)) {
           throw failure(what + " returned a record that differs", one, actual);
         }
         newestReturned = m.createdAt();
@@ -518,10 +707,10 @@ public abstract class InboxStoreModelProperties {
       }
     }
 
-    private void requireOldestFirst(String what, List<InboxRecord> got) {
+    private void requireOldestFirst(String what, List<InboxRecord> got, Instant storeNow) {
       for (int i = 1; i < got.size(); i++) {
         if (micros(got.get(i).createdAt()).isBefore(micros(got.get(i - 1).createdAt()))) {
-          throw failure(what + " is not ordered by createdAt", null, records(store, got));
+          throw failure(what + " is not ordered by createdAt", null, records(got, storeNow));
         }
       }
     }
@@ -575,7 +764,10 @@ public abstract class InboxStoreModelProperties {
         message.append("\n  model: ").append(expected);
       }
       message.append("\n  store: ").append(actual);
-      message.append("\n  (times are relative to each side's now)\nactions so far:");
+      message
+          .append("\n  (times are relative to each side's now")
+          .append(clockMoves ? " and compared within " + seconds(tolerance.toMillis()) : "")
+          .append(")\nactions so far:");
       for (int i = 0; i < trace.size(); i++) {
         message.append(String.format("%n  %2d. %s", i + 1, trace.get(i)));
       }
@@ -590,18 +782,34 @@ public abstract class InboxStoreModelProperties {
    * The answer to one call, times made relative to the answering side's clock.
    *
    * @param outcome the decision, count, claim or exception type; compared exactly
+   * @param timeName what {@code time} is, for the trace, or null
+   * @param time the one time the answer carried besides records (a begin's store time, an extended
+   *     claim's lease end), or null; compared like the times of records
    * @param records the records the answer carried; compared field by field
    * @param claim a claim the answer handed out, kept for later calls; not compared
    * @param note extra detail for the trace (an exception message); not compared
    */
-  record Observation(String outcome, List<View> records, Claim claim, String note) {
+  record Observation(
+      String outcome,
+      String timeName,
+      Duration time,
+      List<View> records,
+      Claim claim,
+      String note) {
 
-    boolean agreesWith(Observation actual) {
-      if (!outcome.equals(actual.outcome) || records.size() != actual.records.size()) {
+    static Observation of(String outcome, List<View> records, Claim claim, String note) {
+      return new Observation(outcome, null, null, records, claim, note);
+    }
+
+    /** Equal, except that times may be up to {@code tolerance} apart. */
+    boolean agreesWith(Observation actual, Duration tolerance) {
+      if (!outcome.equals(actual.outcome)
+          || !closeEnough(time, actual.time, tolerance)
+          || records.size() != actual.records.size()) {
         return false;
       }
       for (int i = 0; i < records.size(); i++) {
-        if (!records.get(i).agreesWith(actual.records.get(i))) {
+        if (!records.get(i).agreesWith(actual.records.get(i), tolerance)) {
           return false;
         }
       }
@@ -611,6 +819,9 @@ public abstract class InboxStoreModelProperties {
     @Override
     public String toString() {
       StringBuilder s = new StringBuilder(outcome);
+      if (time != null) {
+        s.append(' ').append(timeName).append(offset(time));
+      }
       for (View v : records) {
         s.append(records.size() == 1 ? " " : "\n         ").append(v);
       }
@@ -646,8 +857,11 @@ public abstract class InboxStoreModelProperties {
           hex(r.result()));
     }
 
-    /** Equal, except that the model's {@link InboxModel#ANY_ERROR} accepts any non-null error. */
-    boolean agreesWith(View actual) {
+    /**
+     * Equal, except that times may be up to {@code tolerance} apart and the model's {@link
+     * InboxModel#ANY_ERROR} accepts any non-null error.
+     */
+    boolean agreesWith(View actual, Duration tolerance) {
       boolean errorAgrees =
           InboxModel.ANY_ERROR.equals(lastError)
               ? actual.lastError != null
@@ -656,9 +870,9 @@ public abstract class InboxStoreModelProperties {
           && key.equals(actual.key)
           && state == actual.state
           && attempts == actual.attempts
-          && Objects.equals(leaseUntil, actual.leaseUntil)
-          && createdAt.equals(actual.createdAt)
-          && updatedAt.equals(actual.updatedAt)
+          && closeEnough(leaseUntil, actual.leaseUntil, tolerance)
+          && closeEnough(createdAt, actual.createdAt, tolerance)
+          && closeEnough(updatedAt, actual.updatedAt, tolerance)
           && Objects.equals(payloadHash, actual.payloadHash)
           && Objects.equals(result, actual.result);
     }
@@ -683,51 +897,70 @@ public abstract class InboxStoreModelProperties {
     }
   }
 
-  /** Sends {@code call} to {@code target} and describes the answer. */
-  private static Observation observe(InboxStore target, Call call, Claim claim) {
-    Object answer;
-    try {
-      answer = call.applyTo(target, claim);
-    } catch (RuntimeException e) {
+  /** Both null, or both set and at most {@code tolerance} apart (equal for a zero tolerance). */
+  private static boolean closeEnough(Duration expected, Duration actual, Duration tolerance) {
+    if (expected == null || actual == null) {
+      return expected == actual;
+    }
+    return expected.minus(actual).abs().compareTo(tolerance) <= 0;
+  }
+
+  /** What one side answered to a call: the value it returned, or the exception it threw. */
+  private record Answer(Object value, RuntimeException thrown) {
+
+    /** Sends {@code call} to {@code target}. */
+    static Answer of(InboxStore target, Call call, Claim claim) {
+      try {
+        return new Answer(call.applyTo(target, claim), null);
+      } catch (RuntimeException e) {
+        return new Answer(null, e);
+      }
+    }
+  }
+
+  /** Describes {@code answer}, with times relative to {@code now} of the side that answered. */
+  private static Observation observe(Answer answer, Instant now, Call call) {
+    if (answer.thrown() != null) {
       // Only the type is part of the contract; the message is for the reader.
-      return new Observation(
+      RuntimeException e = answer.thrown();
+      return Observation.of(
           "threw " + e.getClass().getSimpleName(), List.of(), null, e.getMessage());
     }
-    Instant now = target.currentTime();
-    if (answer instanceof BeginResult r) {
+    Object value = answer.value();
+    if (value instanceof BeginResult r) {
       return new Observation(
-          r.kind()
-              + (relative(r.storeTime(), now).isZero()
-                  ? ""
-                  : " at " + offset(relative(r.storeTime(), now))),
+          r.kind().name(),
+          "at ",
+          relative(r.storeTime(), now),
           List.of(View.of(r.record(), now)),
           r.claimed() ? r.claim() : null,
           null);
     }
-    if (answer instanceof InboxRecord r) {
-      return new Observation("ok", List.of(View.of(r, now)), null, null);
+    if (value instanceof InboxRecord r) {
+      return Observation.of("ok", List.of(View.of(r, now)), null, null);
     }
-    if (answer instanceof Claim c) {
+    if (value instanceof Claim c) {
       return new Observation(
-          "extended to " + describe(c) + " leaseUntil=" + offset(relative(c.leaseUntil(), now)),
+          "extended to " + describe(c),
+          "leaseUntil=",
+          relative(c.leaseUntil(), now),
           List.of(),
           c,
           null);
     }
-    if (answer instanceof Long n) {
-      return new Observation("pruned " + n, List.of(), null, null);
+    if (value instanceof Long n) {
+      return Observation.of("pruned " + n, List.of(), null, null);
     }
-    if (answer instanceof Optional<?> found) {
+    if (value instanceof Optional<?> found) {
       List<View> views = found.map(r -> View.of((InboxRecord) r, now)).stream().toList();
-      return new Observation(views.isEmpty() ? "absent" : "found", views, null, null);
+      return Observation.of(views.isEmpty() ? "absent" : "found", views, null, null);
     }
-    throw new IllegalStateException("unexpected answer " + answer + " to " + call);
+    throw new IllegalStateException("unexpected answer " + value + " to " + call);
   }
 
-  private static Observation records(InboxStore target, List<InboxRecord> found) {
-    Instant now = target.currentTime();
+  private static Observation records(List<InboxRecord> found, Instant now) {
     List<View> views = found.stream().map(r -> View.of(r, now)).toList();
-    return new Observation(views.size() + " record(s)", views, null, null);
+    return Observation.of(views.size() + " record(s)", views, null, null);
   }
 
   private static List<InboxRecord> byKey(List<InboxRecord> records) {
