@@ -65,6 +65,29 @@ public record InboxRecord(
     return Optional.ofNullable(result());
   }
 
+  /**
+   * This record after a transition: a new state, attempt count, lease end, update time and last
+   * error; key, creation time, payload hash and result stay as they are.
+   */
+  public InboxRecord transitioned(
+      RecordState newState,
+      int newAttempts,
+      Instant newLeaseUntil,
+      Instant newUpdatedAt,
+      String newLastError) {
+    return new InboxRecord(
+        consumer,
+        messageId,
+        newState,
+        newAttempts,
+        newLeaseUntil,
+        createdAt,
+        newUpdatedAt,
+        newLastError,
+        payloadHash,
+        result);
+  }
+
   /** The claim this record represents, meaningful only while it is PROCESSING. */
   public Claim toClaim() {
     return new Claim(consumer, messageId, attempts, leaseUntil);

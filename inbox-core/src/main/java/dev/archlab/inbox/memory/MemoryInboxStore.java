@@ -109,12 +109,12 @@ public final class MemoryInboxStore implements InboxStore {
                   : "lease expired without completion after "
                       + current.attempts()
                       + " attempt(s); the handler probably crashed the process";
-          slot.record = withState(current, RecordState.DEAD, current.attempts(), null, now, error);
+          slot.record =
+              current.transitioned(RecordState.DEAD, current.attempts(), null, now, error);
           return BeginResult.of(Kind.DIED, slot.record, now);
         }
         slot.record =
-            withState(
-                current,
+            current.transitioned(
                 RecordState.PROCESSING,
                 current.attempts() + 1,
                 now.plus(request.lease()),
@@ -157,8 +157,7 @@ public final class MemoryInboxStore implements InboxStore {
     return fenced(
         claim,
         (current, now) ->
-            withState(
-                current,
+            current.transitioned(
                 RecordState.PROCESSING,
                 current.attempts(),
                 now.plus(retryDelay),
@@ -171,13 +170,8 @@ public final class MemoryInboxStore implements InboxStore {
     return fenced(
         claim,
         (current, now) ->
-            withState(
-                current,
-                RecordState.DEAD,
-                current.attempts(),
-                null,
-                now,
-                InboxRecord.boundError(error)));
+            current.transitioned(
+                RecordState.DEAD, current.attempts(), null, now, InboxRecord.boundError(error)));
   }
 
   @Override
@@ -189,8 +183,7 @@ public final class MemoryInboxStore implements InboxStore {
     return fenced(
             claim,
             (current, now) ->
-                withState(
-                    current,
+                current.transitioned(
                     RecordState.PROCESSING,
                     current.attempts(),
                     now.plus(lease),
@@ -314,26 +307,6 @@ public final class MemoryInboxStore implements InboxStore {
       slot.record = transition.apply(current, clock.instant());
       return slot.record;
     }
-  }
-
-  private static InboxRecord withState(
-      InboxRecord r,
-      RecordState state,
-      int attempts,
-      Instant leaseUntil,
-      Instant now,
-      String lastError) {
-    return new InboxRecord(
-        r.consumer(),
-        r.messageId(),
-        state,
-        attempts,
-        leaseUntil,
-        r.createdAt(),
-        now,
-        lastError,
-        r.payloadHash(),
-        r.result());
   }
 
   private static void requireNonNegative(Duration d, String name) {

@@ -623,8 +623,7 @@ public final class JdbcInboxStore implements InboxStore {
     boolean dies = cur.attempts() >= r.maxAttempts();
     InboxRecord next =
         dies
-            ? copy(
-                cur,
+            ? cur.transitioned(
                 RecordState.DEAD,
                 cur.attempts(),
                 null,
@@ -634,8 +633,7 @@ public final class JdbcInboxStore implements InboxStore {
                     : "lease expired without completion after "
                         + cur.attempts()
                         + " attempt(s); the handler probably crashed the process")
-            : copy(
-                cur,
+            : cur.transitioned(
                 RecordState.PROCESSING,
                 cur.attempts() + 1,
                 now.plus(r.lease()),
@@ -999,26 +997,6 @@ public final class JdbcInboxStore implements InboxStore {
 
   private static String trimToNull(String s) {
     return s == null ? null : s.strip();
-  }
-
-  private static InboxRecord copy(
-      InboxRecord r,
-      RecordState state,
-      int attempts,
-      Instant leaseUntil,
-      Instant now,
-      String lastError) {
-    return new InboxRecord(
-        r.consumer(),
-        r.messageId(),
-        state,
-        attempts,
-        leaseUntil,
-        r.createdAt(),
-        now,
-        lastError,
-        r.payloadHash(),
-        r.result());
   }
 
   // ---- connections, errors, retries ------------------------------------------------------------

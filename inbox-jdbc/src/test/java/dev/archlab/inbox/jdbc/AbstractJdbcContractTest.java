@@ -1,9 +1,7 @@
 package dev.archlab.inbox.jdbc;
 
-import dev.archlab.inbox.store.InboxStore;
 import dev.archlab.inbox.testkit.InboxStoreContractTest;
 import dev.archlab.inbox.testkit.StoreFixture;
-import java.time.Duration;
 
 /**
  * The whole store contract suite on one real database. Each test gets the same table, emptied;
@@ -17,20 +15,8 @@ abstract class AbstractJdbcContractTest extends InboxStoreContractTest {
   abstract TestDatabase database();
 
   @Override
-  protected StoreFixture newFixture() throws Exception {
-    TestDatabase db = database();
-    JdbcInboxStore store = db.freshStore(TABLE);
-    return new StoreFixture() {
-      @Override
-      public InboxStore store() {
-        return store;
-      }
-
-      @Override
-      public void advanceTime(Duration duration) {
-        db.shiftTime(TABLE, duration);
-      }
-    };
+  protected StoreFixture newFixture() {
+    return database().fixture(TABLE);
   }
 
   @Override

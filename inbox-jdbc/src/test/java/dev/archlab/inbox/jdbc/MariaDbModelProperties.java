@@ -1,10 +1,7 @@
 package dev.archlab.inbox.jdbc;
 
-import dev.archlab.inbox.store.InboxStore;
 import dev.archlab.inbox.testkit.InboxStoreModelProperties;
 import dev.archlab.inbox.testkit.StoreFixture;
-import java.sql.SQLException;
-import java.time.Duration;
 import net.jqwik.api.PropertyDefaults;
 
 /**
@@ -24,23 +21,6 @@ class MariaDbModelProperties extends InboxStoreModelProperties {
 
   @Override
   protected StoreFixture newFixture() {
-    TestDatabase db = MariaDbDatabase.get();
-    JdbcInboxStore store;
-    try {
-      store = db.freshStore(TABLE);
-    } catch (SQLException e) {
-      throw new IllegalStateException("could not empty " + TABLE + " on " + db.name(), e);
-    }
-    return new StoreFixture() {
-      @Override
-      public InboxStore store() {
-        return store;
-      }
-
-      @Override
-      public void advanceTime(Duration duration) {
-        db.shiftTime(TABLE, duration);
-      }
-    };
+    return MariaDbDatabase.get().fixture(TABLE);
   }
 }

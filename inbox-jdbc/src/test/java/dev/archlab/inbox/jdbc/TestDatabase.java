@@ -18,6 +18,10 @@ public abstract class TestDatabase {
   /** Pool size: at least the contract suite's worker threads plus the test's own connections. */
   static final int POOL_SIZE = 16;
 
+  /** Numbers pools, so two pools of one size are told apart in thread dumps and logs. */
+  private static final java.util.concurrent.atomic.AtomicInteger POOLS =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   private HikariDataSource pool;
 
   /** Short name for messages: postgresql, mariadb, h2. */
@@ -67,6 +71,14 @@ public abstract class TestDatabase {
    * timeout).
    */
   public HikariDataSource newPool(int size, String initSql) {
+    return newPool(size, initSql, Duration.ofSeconds(10));
+  }
+
+  /**
+   * A separate pool of {@code size} connections whose borrowers give up after {@code
+   * connectionTimeout}, for tests that must show nobody ever waits for a connection that long.
+   */
+  public HikariDataSource newPool(int size, String initSql, Duration connectionTimeout) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl());
     if (initSql != null) {
@@ -78,8 +90,8 @@ public abstract class TestDatabase {
     }
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);
-    config.setConnectionTimeout(10_000);
-    config.setPoolName("inbox-test-" + name() + "-" + size);
+    config.setConnectionTimeout(connectionTimeout.toMillis());
+    config.setPoolName("inbox-test-" + name() + "-" + size + "-" + POOLS.incrementAndGet());
     return new HikariDataSource(config);
   }
 
@@ -128,5 +140,29 @@ public abstract class TestDatabase {
       rs.next();
       return rs.getLong(1);
     }
+  }
+
+  /**
+   * A fixture on {@code table}, created and emptied now, whose time moves by shifting the table's
+   * stored timestamps back: for the database clock, the same as moving forward.
+   */
+  public dev.archlab.inbox.testkit.StoreFixture fixture(String table) {
+    JdbcInboxStore store;
+    try {
+      store = freshStore(table);
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not empty " + table + " on " + name(), e);
+    }
+    return new dev.archlab.inbox.testkit.StoreFixture() {
+      @Override
+      public dev.archlab.inbox.store.InboxStore store() {
+        return store;
+      }
+
+      @Override
+      public void advanceTime(Duration duration) {
+        shiftTime(table, duration);
+      }
+    };
   }
 }

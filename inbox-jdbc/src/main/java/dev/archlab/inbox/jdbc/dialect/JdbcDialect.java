@@ -220,18 +220,7 @@ public abstract class JdbcDialect {
     }
     List<InboxRecord> done = new ArrayList<>(current.size());
     for (InboxRecord r : current) {
-      done.add(
-          new InboxRecord(
-              r.consumer(),
-              r.messageId(),
-              RecordState.DONE,
-              r.attempts(),
-              null,
-              r.createdAt(),
-              now,
-              r.lastError(),
-              r.payloadHash(),
-              null));
+      done.add(r.transitioned(RecordState.DONE, r.attempts(), null, now, r.lastError()));
     }
     return done;
   }
