@@ -280,15 +280,35 @@ public final class IdempotentConsumer implements AutoCloseable {
     }
 
     @Override
-    public synchronized Instant extendLease(Duration lease) {
+    public Instant extendLease(Duration lease) {
       try {
-        claim = store.extend(claim, lease);
+        return extend(lease);
       } catch (LeaseLostException lost) {
         reportLeaseLost(lost);
         throw lost;
       }
-      steps.emit(InboxEvent.Kind.LEASE_EXTENDED, claim.messageId(), claim.fencingToken(), null);
-      return claim.leaseUntil();
+    }
+
+    /**
+     * Extends the lease in the store, deliberately without holding this attempt's lock during the
+     * store call: that call may wait for a pooled connection, and the worker thread needs the lock
+     * to finish ({@link #handlerReturned}) while it holds a connection of its own (transactional
+     * mode). Holding the lock across the call made a heartbeat tick and its worker wait for each
+     * other until the pool's connection timeout whenever every connection was held by a running
+     * handler (a pool sized to the number of workers).
+     */
+    private Instant extend(Duration lease) {
+      Claim extended = store.extend(claim(), lease);
+      synchronized (this) {
+        // The handler and the heartbeat may extend at once: keep the later lease end. The fencing
+        // token never changes within one attempt.
+        if (extended.leaseUntil().isAfter(claim.leaseUntil())) {
+          claim = extended;
+        }
+      }
+      steps.emit(
+          InboxEvent.Kind.LEASE_EXTENDED, extended.messageId(), extended.fencingToken(), null);
+      return extended.leaseUntil();
     }
 
     @Override
@@ -296,20 +316,35 @@ public final class IdempotentConsumer implements AutoCloseable {
       result = ConsumeSteps.checkedResult(bytes);
     }
 
-    synchronized void renewFromHeartbeat() {
-      if (finished) {
+    void renewFromHeartbeat() {
+      if (isFinished()) {
         return;
       }
+      // Not under this attempt's lock (see extend): the worker may finish while this tick runs.
       try {
-        extendLease(config.lease());
+        extend(config.lease());
       } catch (LeaseLostException lost) {
-        // Already reported; the completion will be refused too. Stop renewing.
-        finished = true;
+        synchronized (this) {
+          if (finished) {
+            // The handler returned meanwhile and its completion (which reports a real loss
+            // itself) made the record DONE first: this late tick lost to its own owner.
+            return;
+          }
+          reportLeaseLost(lost);
+          finished = true; // stop renewing; the completion will be refused too
+        }
         throw lost;
       } catch (RuntimeException e) {
+        if (isFinished()) {
+          return; // a late tick of an attempt that has ended; nothing to renew any more
+        }
         // A transient store failure: the next tick tries again while the lease still runs.
-        LOG.log(Level.WARNING, "lease renewal failed for '" + claim.messageId() + "'", e);
+        LOG.log(Level.WARNING, "lease renewal failed for '" + messageId() + "'", e);
       }
+    }
+
+    synchronized boolean isFinished() {
+      return finished;
     }
 
     synchronized void finish() {

@@ -1,6 +1,12 @@
 package dev.archlab.inbox;
 
 import dev.archlab.inbox.internal.Identifiers;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
@@ -29,6 +35,61 @@ public record Message(String id, String topic, byte[] payload, Map<String, Strin
     topic = topic == null ? "" : topic;
     payload = payload == null ? EMPTY : payload.clone();
     headers = headers == null ? Map.of() : Map.copyOf(headers);
+  }
+
+  /**
+   * Decodes a message id that arrived as bytes (a broker header or key) as strict UTF-8 and
+   * validates it like any other id. Decoding never substitutes: malformed input (a stray
+   * continuation byte, an overlong encoding such as {@code C0 AF}, an encoded surrogate, a
+   * multi-byte sequence cut short at the end) is refused rather than turned into U+FFFD, because
+   * two different byte ids must never collapse into one string and deduplicate each other.
+   *
+   * @param utf8 the id's bytes; not modified
+   * @return the decoded id, 1 to {@link #MAX_ID_LENGTH} UTF-16 characters
+   * @throws InvalidMessageIdException if {@code utf8} is null or not well-formed UTF-8 (the message
+   *     names the byte offset of the first bad byte), or if the decoded id is blank, too long or
+   *     holds control characters
+   */
+  public static String idFromUtf8(byte[] utf8) {
+    if (utf8 == null) {
+      return Identifiers.requireMessageId(null, MAX_ID_LENGTH);
+    }
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(utf8);
+    // Every byte decodes to at most one UTF-16 char (4-byte sequences to two chars), so this fits.
+    CharBuffer out = CharBuffer.allocate(utf8.length);
+    CoderResult result = decoder.decode(in, out, true);
+    if (!result.isError()) {
+      result = decoder.flush(out);
+    }
+    if (result.isError()) {
+      // On an error the decoder stops with the input positioned at the first bad byte.
+      throw new InvalidMessageIdException(
+          "invalid message id: not well-formed UTF-8 at byte offset "
+              + in.position()
+              + " of "
+              + utf8.length
+              + " (bad sequence: "
+              + hex(utf8, in.position(), result.length())
+              + ")");
+    }
+    out.flip();
+    return Identifiers.requireMessageId(out.toString(), MAX_ID_LENGTH);
+  }
+
+  private static String hex(byte[] bytes, int from, int length) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = from; i < Math.min(bytes.length, from + length); i++) {
+      if (sb.length() > 0) {
+        sb.append(' ');
+      }
+      sb.append(String.format("%02X", bytes[i] & 0xFF));
+    }
+    return sb.toString();
   }
 
   /** A message with only an id. */

@@ -179,6 +179,87 @@ abstract class AbstractJdbcStoreTest {
   }
 
   @Test
+  @Timeout(60)
+  @DisplayName("transactional + heartbeat: a whole-process pause loses the lease; one effect")
+  void staleOwnerWithHeartbeatRollsBack() throws Exception {
+    // A GC pause stops every thread of the process, the heartbeat's too. The heartbeat runs on a
+    // scheduler this test can freeze, so the pause is real for it as well.
+    java.util.concurrent.ScheduledExecutorService heartbeat =
+        Executors.newSingleThreadScheduledExecutor();
+    CountDownLatch resume = new CountDownLatch(1);
+    List<InboxEvent> eventsOfA = new CopyOnWriteArrayList<>();
+    IdempotentConsumer b =
+        IdempotentConsumer.builder("billing", store)
+            .effect(store.transactional((m, a, conn) -> insertEffect(conn, m.id(), "B")))
+            .config(config(5))
+            .build();
+    InboxConfig withHeartbeat =
+        InboxConfig.custom()
+            .lease(LEASE)
+            .heartbeatInterval(Duration.ofMillis(50))
+            .retryPolicy(config(5).retryPolicy())
+            .build();
+    IdempotentConsumer a =
+        IdempotentConsumer.builder("billing", store)
+            .effect(
+                store.transactional(
+                    (m, attempt, conn) -> {
+                      insertEffect(conn, m.id(), "A");
+                      // Let the heartbeat renew at least once while A is healthy.
+                      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                      while (eventsOfA.stream()
+                              .noneMatch(e -> e.kind() == InboxEvent.Kind.LEASE_EXTENDED)
+                          && System.nanoTime() < until) {
+                        Thread.sleep(10);
+                      }
+                      // The pause begins: the heartbeat thread freezes, time passes the lease.
+                      heartbeat.submit(
+                          () -> {
+                            resume.await();
+                            return null;
+                          });
+                      Thread.sleep(120); // any tick already running finishes
+                      advance(LEASE.plusSeconds(1));
+                      assertThat(b.consume(m).status()).isEqualTo(Status.APPLIED);
+                      // The pause ends: the heartbeat's next renewal is refused by the fence.
+                      resume.countDown();
+                      until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                      while (eventsOfA.stream()
+                              .noneMatch(e -> e.kind() == InboxEvent.Kind.LEASE_LOST)
+                          && System.nanoTime() < until) {
+                        Thread.sleep(10);
+                      }
+                    }))
+            .config(withHeartbeat)
+            .heartbeatScheduler(heartbeat)
+            .listener(eventsOfA::add)
+            .build();
+    try {
+      assertThatThrownBy(() -> a.consume(Message.of("hb-stale")))
+          .isInstanceOf(LeaseLostException.class);
+    } finally {
+      resume.countDown();
+      heartbeat.shutdownNow();
+    }
+    assertThat(eventsOfA).extracting(InboxEvent::kind).contains(InboxEvent.Kind.LEASE_EXTENDED);
+    assertThat(eventsOfA)
+        .filteredOn(e -> e.kind() == InboxEvent.Kind.LEASE_LOST)
+        .as("the loss is reported once, by whichever of heartbeat and completion saw it first")
+        .hasSize(1);
+    assertThat(effects("hb-stale")).isEqualTo(1);
+    assertThat(
+            database()
+                .count(
+                    "SELECT COUNT(*) FROM "
+                        + EFFECTS
+                        + " WHERE message_id = 'hb-stale' AND worker = 'A'"))
+        .isZero();
+    InboxRecord r = store.find("billing", "hb-stale").orElseThrow();
+    assertThat(r.state()).isEqualTo(RecordState.DONE);
+    assertThat(r.attempts()).isEqualTo(2);
+  }
+
+  @Test
   @DisplayName("caller-managed transaction: DONE becomes visible only when the caller commits")
   void callerManagedTransaction() throws Exception {
     try (Connection callerTx = database().dataSource().getConnection()) {
@@ -686,6 +767,8 @@ abstract class AbstractJdbcStoreTest {
   @DisplayName("a table name that is not a plain identifier is refused before any SQL")
   void tableNameInjectionIsRefused() {
     DataSource ds = database().dataSource();
+    InboxRecord done = store.complete(begin("keep", "k-done").claim(), new byte[] {7});
+    InboxRecord processing = begin("keep", "k-processing").record();
     for (String bad :
         List.of(
             "inbox; DROP TABLE inbox",
@@ -696,13 +779,43 @@ abstract class AbstractJdbcStoreTest {
             "a.b.c",
             "",
             "x".repeat(41),
-            "inbox'")) {
+            "inbox'",
+            "`inbox`",
+            "inbox`; DROP TABLE inbox_jdbc; --",
+            "[inbox]",
+            "inbox/**/",
+            "inbox\0",
+            "inbox\n",
+            " inbox",
+            "inbox ",
+            "inbox.",
+            ".inbox",
+            // Unicode look-alikes: Cyrillic 'і' and 'о', a fullwidth 'ｉ', a zero-width space.
+            "\u0456nbox",
+            "inb\u043Ex",
+            "\uFF49nbox",
+            "in\u200Bbox",
+            "inbox\u037E DROP TABLE inbox_jdbc", // Greek question mark looks like ';'
+            "\u0130NBOX", // dotted capital I: upper/lower-casing rules differ by locale
+            "x".repeat(10 * 1024),
+            "a.".repeat(5 * 1024))) {
       assertThatThrownBy(() -> JdbcInboxStore.builder(ds).table(bad))
-          .as(bad)
+          .as(bad.length() > 60 ? bad.length() + " chars" : bad)
           .isInstanceOf(InvalidConfigurationException.class)
-          .hasMessageContaining("table name");
+          .hasMessageContaining("table name")
+          .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(400));
+      assertThatThrownBy(() -> TableName.of(bad)).isInstanceOf(InvalidConfigurationException.class);
     }
+    assertThatThrownBy(() -> JdbcInboxStore.builder(ds).table(null))
+        .isInstanceOf(InvalidConfigurationException.class);
     assertThat(store.schemaExists()).isTrue();
+    assertThat(store.find("keep", "k-done")).contains(done);
+    assertThat(store.find("keep", "k-processing")).contains(processing);
+    assertThat(store.list(RecordState.DONE, null, 10)).containsExactly(done);
+    // The largest valid names are accepted, and still name real tables.
+    assertThat(TableName.of("x".repeat(TableName.MAX_LENGTH)).value()).hasSize(40);
+    assertThat(TableName.of("s".repeat(40) + "." + "t".repeat(40)).baseName())
+        .isEqualTo("t".repeat(40));
   }
 
   @Test

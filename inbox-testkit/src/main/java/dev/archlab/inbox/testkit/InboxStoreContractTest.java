@@ -610,6 +610,327 @@ public abstract class InboxStoreContractTest {
     assertThat(store().list(RecordState.PROCESSING, null, 10)).isEmpty();
   }
 
+  /**
+   * Records in every state a refusal could disturb: PROCESSING (a live claim), PROCESSING after a
+   * failure (with lastError and a retry time), DONE with a kept binary result and a payload hash,
+   * and DEAD with lastError, under two consumers. Returned as read back from the store.
+   */
+  private List<InboxRecord> seedRecordsOfEveryState() {
+    store().begin(new BeginRequest(CONSUMER, "keep-processing", LEASE, 5, "c".repeat(64)));
+    store().fail(begin("keep-failed").claim(), "timeout talking to 'x'", Duration.ofSeconds(9));
+    byte[] result = {0, 1, (byte) 0xFF, (byte) 0x80, '\'', '%'};
+    store()
+        .complete(
+            store()
+                .begin(new BeginRequest(CONSUMER, "keep-done", LEASE, 5, "d".repeat(64)))
+                .claim(),
+            result);
+    store().markDead(begin("keep-dead").claim(), "poison: unparseable \u00e9 body");
+    store().complete(begin("billing", "keep-done", 5).claim(), null);
+    List<InboxRecord> seeded = new ArrayList<>();
+    for (String[] key :
+        new String[][] {
+          {CONSUMER, "keep-processing"},
+          {CONSUMER, "keep-failed"},
+          {CONSUMER, "keep-done"},
+          {CONSUMER, "keep-dead"},
+          {"billing", "keep-done"}
+        }) {
+      seeded.add(store().find(key[0], key[1]).orElseThrow());
+    }
+    assertThat(seeded)
+        .extracting(InboxRecord::state)
+        .containsExactly(
+            RecordState.PROCESSING,
+            RecordState.PROCESSING,
+            RecordState.DONE,
+            RecordState.DEAD,
+            RecordState.DONE);
+    assertThat(seeded.get(2).result()).isEqualTo(result);
+    assertThat(seeded.get(3).lastError()).contains("poison");
+    return seeded;
+  }
+
+  /** Every seeded record reads back equal (all fields, result bytes included); nothing else. */
+  private void assertUntouched(List<InboxRecord> seeded, String after) {
+    for (InboxRecord r : seeded) {
+      assertThat(store().find(r.consumer(), r.messageId()))
+          .as("%s/%s after %s", r.consumer(), r.messageId(), after)
+          .contains(r);
+    }
+    int processing = store().list(RecordState.PROCESSING, null, 100).size();
+    int done = store().list(RecordState.DONE, null, 100).size();
+    int dead = store().list(RecordState.DEAD, null, 100).size();
+    assertThat(new int[] {processing, done, dead})
+        .as("record counts after %s", after)
+        .containsExactly(2, 2, 1);
+  }
+
+  /** Ids that must be refused, each with a description for assertion messages. */
+  protected static Map<String, String> invalidIds() {
+    Map<String, String> bad = new java.util.LinkedHashMap<>();
+    bad.put("null", null);
+    bad.put("empty", "");
+    bad.put("spaces", "   ");
+    bad.put("tabs and newlines", "\t\r\n");
+    bad.put("no-break spaces", "\u00A0\u2007\u202F");
+    bad.put("ideographic and em spaces", "\u3000\u2003");
+    bad.put("256 chars", "x".repeat(Message.MAX_ID_LENGTH + 1));
+    bad.put("10 KB", "k".repeat(10 * 1024));
+    bad.put("NUL", "nul\0byte");
+    bad.put("trailing NUL", "m-1\0");
+    bad.put("control char", "bell\u0007");
+    bad.put("DEL", "del\u007F");
+    bad.put("C1 control", "c1\u0085");
+    bad.put("lone high surrogate", "lone\uD800surrogate");
+    bad.put("lone low surrogate", "lone\uDC00");
+    bad.put("reversed pair", "\uDE00\uD83D");
+    bad.put("high surrogate at end", "end\uD83D");
+    return bad;
+  }
+
+  /** Ids that look dangerous or unusual but are valid and must round-trip exactly. */
+  protected static List<String> unusualValidIds() {
+    return List.of(
+        "'; DROP TABLE inbox; --",
+        "' OR '1'='1",
+        "\"quoted\" `backticked` [bracketed]",
+        "back\\slash\\\\double",
+        "100%_match_%_",
+        "%",
+        "_",
+        "*?$1;:/#&=+",
+        "emoji-\uD83D\uDE00\uD83D\uDC4D\uD83C\uDFFD",
+        "订单-2026-10-17",
+        "注文・주문・заказ",
+        "שלום-עולם-\u200F-مرحبا",
+        "e\u0301-combining",
+        " leading and trailing spaces ",
+        "PAD-upper",
+        "pad-upper",
+        "\u00A0x\u00A0",
+        "x".repeat(Message.MAX_ID_LENGTH),
+        "\uD83D\uDE00".repeat(Message.MAX_ID_LENGTH / 2),
+        "中".repeat(Message.MAX_ID_LENGTH));
+  }
+
+  @Test
+  @DisplayName("bad ids are refused at every entry point; records of every state are untouched")
+  void badIdsAreRefusedEverywhere() {
+    List<InboxRecord> seeded = seedRecordsOfEveryState();
+    Instant leaseEnd = store().currentTime().plus(LEASE);
+    for (Map.Entry<String, String> e : invalidIds().entrySet()) {
+      String what = e.getKey();
+      String id = e.getValue();
+      assertThatThrownBy(() -> begin(id)).as(what).isInstanceOf(InvalidMessageIdException.class);
+      assertThatThrownBy(() -> Message.of(id))
+          .as(what)
+          .isInstanceOf(InvalidMessageIdException.class);
+      assertThatThrownBy(() -> store().find(CONSUMER, id))
+          .as(what)
+          .isInstanceOf(InvalidMessageIdException.class);
+      // A claim cannot even be constructed with a bad id, so no fenced op can receive one.
+      assertThatThrownBy(() -> new Claim(CONSUMER, id, 1, leaseEnd))
+          .as(what)
+          .isInstanceOf(InvalidMessageIdException.class);
+      assertUntouched(seeded, what);
+    }
+    // The refusal message says why, and stays printable and short even for a 10 KB id.
+    assertThatThrownBy(() -> begin("k".repeat(10 * 1024)))
+        .hasMessageContaining("limit is " + Message.MAX_ID_LENGTH)
+        .satisfies(t -> assertThat(t.getMessage()).hasSizeLessThan(300));
+    assertThatThrownBy(() -> begin("nul\0byte")).hasMessageContaining("U+0000");
+    assertThatThrownBy(() -> begin("lone\uD800")).hasMessageContaining("surrogate");
+    assertThatThrownBy(() -> begin("\u00A0\u00A0")).hasMessageContaining("blank");
+  }
+
+  @Test
+  @DisplayName("bad consumer names are refused at every entry point; records are untouched")
+  void badConsumerNamesAreRefusedEverywhere() {
+    List<InboxRecord> seeded = seedRecordsOfEveryState();
+    Instant leaseEnd = store().currentTime().plus(LEASE);
+    Instant now = store().currentTime();
+    Map<String, String> bad = new java.util.LinkedHashMap<>(invalidIds());
+    bad.remove("256 chars");
+    bad.put("129 chars", "c".repeat(IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH + 1));
+    for (Map.Entry<String, String> e : bad.entrySet()) {
+      String what = e.getKey();
+      String name = e.getValue();
+      assertThatThrownBy(() -> begin(name, "keep-done", 5))
+          .as(what)
+          .isInstanceOf(InvalidConsumerNameException.class);
+      assertThatThrownBy(() -> store().find(name, "keep-done"))
+          .as(what)
+          .isInstanceOf(InvalidConsumerNameException.class);
+      if (name != null) {
+        // null means "every consumer" for list; any other bad name is refused.
+        assertThatThrownBy(() -> store().list(RecordState.DONE, name, 10))
+            .as(what)
+            .isInstanceOf(InvalidConsumerNameException.class);
+      }
+      assertThatThrownBy(() -> store().prune(name, now.plus(Duration.ofDays(365))))
+          .as(what)
+          .isInstanceOf(InvalidConsumerNameException.class);
+      assertThatThrownBy(() -> new Claim(name, "keep-processing", 1, leaseEnd))
+          .as(what)
+          .isInstanceOf(InvalidConsumerNameException.class);
+      assertThatThrownBy(() -> IdempotentConsumer.builder(name, store()))
+          .as(what)
+          .isInstanceOf(InvalidConsumerNameException.class);
+      assertUntouched(seeded, what);
+    }
+    assertThatThrownBy(() -> begin("c".repeat(129), "m", 5))
+        .hasMessageContaining("limit is " + IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+  }
+
+  @Test
+  @DisplayName("fenced ops with forged claims (wrong token, other consumer) change nothing")
+  void forgedClaimsChangeNothing() {
+    List<InboxRecord> seeded = seedRecordsOfEveryState();
+    Instant leaseEnd = store().currentTime().plus(LEASE);
+    List<Claim> forged =
+        List.of(
+            new Claim(CONSUMER, "keep-processing", 2, leaseEnd), // a token never issued
+            new Claim(CONSUMER, "keep-processing", Integer.MAX_VALUE, leaseEnd),
+            new Claim("billing", "keep-processing", 1, leaseEnd), // no such key
+            new Claim(CONSUMER, "keep-done", 1, leaseEnd), // terminal
+            new Claim(CONSUMER, "keep-dead", 1, leaseEnd),
+            new Claim(CONSUMER, "'; DELETE FROM inbox; --", 1, leaseEnd));
+    for (Claim claim : forged) {
+      String what = claim.toString();
+      List<Runnable> ops =
+          List.of(
+              () -> store().complete(claim, new byte[] {1}),
+              () -> store().fail(claim, "forged", Duration.ofSeconds(1)),
+              () -> store().extend(claim, LEASE),
+              () -> store().markDead(claim, "forged"));
+      for (Runnable op : ops) {
+        assertThatThrownBy(op::run)
+            .as(what)
+            .isInstanceOfAny(UnknownClaimException.class, LeaseLostException.class);
+      }
+      assertUntouched(seeded, what);
+    }
+    assertThatThrownBy(() -> new Claim(CONSUMER, "keep-processing", 0, leaseEnd))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Claim(CONSUMER, "keep-processing", 1, null))
+        .isInstanceOf(NullPointerException.class);
+    assertUntouched(seeded, "claims with a bad token or lease");
+  }
+
+  @Test
+  @DisplayName("a payload mismatch is refused for DONE, DEAD and PROCESSING; records untouched")
+  void payloadMismatchLeavesEveryRecordAlone() {
+    List<InboxRecord> seeded = seedRecordsOfEveryState();
+    for (String id : List.of("keep-processing", "keep-done")) {
+      assertThatThrownBy(
+              () -> store().begin(new BeginRequest(CONSUMER, id, LEASE, 5, "e".repeat(64))))
+          .as(id)
+          .isInstanceOf(PayloadMismatchException.class)
+          .hasMessageContaining(id);
+      assertUntouched(seeded, "payload mismatch on " + id);
+    }
+    // No hash recorded, or none given: there is nothing to compare, so no mismatch.
+    assertThat(begin("keep-done").kind()).isEqualTo(Kind.DUPLICATE);
+    assertThat(
+            store().begin(new BeginRequest(CONSUMER, "keep-dead", LEASE, 5, "e".repeat(64))).kind())
+        .isEqualTo(Kind.DEAD);
+    assertUntouched(seeded, "begins without a mismatch");
+  }
+
+  @Test
+  @DisplayName("unusual but valid ids round-trip exactly, for begin, find, list and consume")
+  void unusualValidIdsRoundTrip() {
+    List<InboxRecord> seeded = seedRecordsOfEveryState();
+    String consumer = "unusual";
+    List<String> ids = unusualValidIds();
+    for (String id : ids) {
+      BeginResult first = begin(consumer, id, 5);
+      assertThat(first.kind()).as(id).isEqualTo(Kind.CLAIMED);
+      assertThat(first.record().messageId()).as(id).isEqualTo(id);
+      store().complete(first.claim(), id.getBytes(StandardCharsets.UTF_8));
+    }
+    for (String id : ids) {
+      InboxRecord r = store().find(consumer, id).orElseThrow();
+      assertThat(r.messageId()).as(id).isEqualTo(id);
+      assertThat(r.result()).as(id).isEqualTo(id.getBytes(StandardCharsets.UTF_8));
+      assertThat(begin(consumer, id, 5).kind()).as(id).isEqualTo(Kind.DUPLICATE);
+    }
+    // No two ids collapsed into one row (by collation, trimming or normalisation).
+    assertThat(store().list(RecordState.DONE, consumer, 100))
+        .extracting(InboxRecord::messageId)
+        .containsExactlyInAnyOrderElementsOf(ids);
+    // Ids that differ only in what a lax store might ignore are distinct keys.
+    for (String near :
+        List.of(
+            "' or '1'='1",
+            "%_match_%_",
+            "leading and trailing spaces",
+            "é-combining",
+            "x".repeat(Message.MAX_ID_LENGTH - 1))) {
+      assertThat(store().find(consumer, near)).as(near).isEmpty();
+    }
+    // Through the consumer API too: the handler sees the exact id, once.
+    List<String> seen = new CopyOnWriteArrayList<>();
+    IdempotentConsumer c = consumer("unusual-api", (m, a) -> seen.add(m.id())).build();
+    for (String id : ids) {
+      assertThat(c.consume(Message.of(id)).status()).as(id).isEqualTo(Status.APPLIED);
+      assertThat(c.consume(Message.of(id)).status()).as(id).isEqualTo(Status.DUPLICATE);
+    }
+    assertThat(seen).containsExactlyElementsOf(ids);
+    for (InboxRecord r : seeded) {
+      assertThat(store().find(r.consumer(), r.messageId())).contains(r);
+    }
+  }
+
+  @Test
+  @DisplayName("ids and names differing only by trailing spaces are distinct keys")
+  void trailingSpacesAreSignificant() {
+    // A PAD SPACE collation (MySQL/MariaDB utf8mb4_bin) compares 'pad' and 'pad ' as equal, which
+    // would report a different message as a DUPLICATE of another and silently drop its effect.
+    List<String> ids = List.of("pad", "pad ", "pad  ", "pad\u00A0");
+    for (String id : ids) {
+      BeginResult first = begin(id);
+      assertThat(first.kind()).as("'%s'", id).isEqualTo(Kind.CLAIMED);
+      store().complete(first.claim(), id.getBytes(StandardCharsets.UTF_8));
+    }
+    for (String id : ids) {
+      assertThat(store().find(CONSUMER, id).orElseThrow().result())
+          .as("'%s'", id)
+          .isEqualTo(id.getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(store().list(RecordState.DONE, CONSUMER, 10)).hasSize(ids.size());
+    store().complete(begin("billing", "m-1", 5).claim(), null);
+    assertThat(begin("billing ", "m-1", 5).kind()).isEqualTo(Kind.CLAIMED);
+  }
+
+  @Test
+  @DisplayName("unusual but valid consumer names are independent keys, stored verbatim")
+  void unusualValidConsumerNames() {
+    List<String> names =
+        List.of(
+            "'; DROP TABLE inbox; --",
+            "100%_",
+            "%",
+            "billing\\eu",
+            "计费-服务",
+            "émoji-\uD83D\uDE00",
+            "c".repeat(IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH));
+    for (String name : names) {
+      store().complete(begin(name, "m-shared", 5).claim(), null);
+    }
+    for (String name : names) {
+      assertThat(store().find(name, "m-shared").orElseThrow().consumer()).as(name).isEqualTo(name);
+      assertThat(begin(name, "m-shared", 5).kind()).as(name).isEqualTo(Kind.DUPLICATE);
+      assertThat(store().list(RecordState.DONE, name, 10)).as(name).hasSize(1);
+    }
+    // A LIKE-style wildcard in a name must not match other consumers when pruning.
+    advance(Duration.ofHours(1));
+    assertThat(store().prune("%", store().currentTime())).isEqualTo(1);
+    assertThat(store().find("100%_", "m-shared")).isPresent();
+    assertThat(store().find(names.get(0), "m-shared")).isPresent();
+  }
+
   @Test
   @DisplayName("ids with SQL meta-characters and unicode are stored and found verbatim")
   void unusualButValidIds() {

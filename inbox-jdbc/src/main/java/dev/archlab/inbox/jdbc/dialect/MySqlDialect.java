@@ -31,9 +31,10 @@ public class MySqlDialect extends JdbcDialect {
     this.mariaDb = mariaDb;
   }
 
+  /** "mariadb" or "mysql"; also the folder of the shipped DDL, whose collations differ. */
   @Override
   public String name() {
-    return "mysql";
+    return mariaDb ? "mariadb" : "mysql";
   }
 
   public boolean isMariaDb() {

@@ -1,8 +1,9 @@
--- Inbox dedup table for MySQL 8 and MariaDB 10.6+. Usable as a Flyway/Liquibase migration as it is.
--- Times are DATETIME(6) in UTC (written from UTC_TIMESTAMP(6)); ids compare byte for byte.
+-- Inbox dedup table for MySQL 8. Usable as a Flyway/Liquibase migration as it is.
+-- Times are DATETIME(6) in UTC (written from UTC_TIMESTAMP(6)). Ids compare byte for byte with
+-- NO PAD (utf8mb4_0900_bin): a PAD SPACE collation would treat 'a' and 'a ' as one key.
 CREATE TABLE IF NOT EXISTS inbox (
-    consumer     VARCHAR(128)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-    message_id   VARCHAR(255)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+    consumer     VARCHAR(128)  CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NOT NULL,
+    message_id   VARCHAR(255)  CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NOT NULL,
     state        VARCHAR(10)   NOT NULL,
     attempts     INT           NOT NULL,
     lease_until  DATETIME(6)   NULL,
