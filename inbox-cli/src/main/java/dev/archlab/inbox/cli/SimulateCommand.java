@@ -111,6 +111,30 @@ final class SimulateCommand implements Callable<Integer> {
   long seed;
 
   @Option(
+      names = "--order-seed",
+      description =
+          "Seed of the delivery order only (default: --seed). Processes sharing --seed but not"
+              + " --order-seed race on the same ids in different orders.")
+  Long orderSeed;
+
+  @Option(
+      names = "--poison",
+      defaultValue = "0",
+      description =
+          "The first P ids are poison: their handler always fails, so they must end DEAD"
+              + " (default: ${DEFAULT-VALUE}).")
+  int poison;
+
+  @Option(
+      names = "--clock-offset",
+      defaultValue = "0s",
+      converter = SignedDurations.class,
+      description =
+          "Skew of this process's clock, e.g. -5m or 5m; leases use the database clock, so it"
+              + " must change nothing (default: ${DEFAULT-VALUE}).")
+  Duration clockOffset;
+
+  @Option(
       names = "--consumer",
       defaultValue = "sim",
       description = "Consumer name (default: ${DEFAULT-VALUE}).")
@@ -164,7 +188,7 @@ final class SimulateCommand implements Callable<Integer> {
           order.add(prefix + i);
         }
       }
-      Collections.shuffle(order, new Random(seed));
+      Collections.shuffle(order, new Random(orderSeed != null ? orderSeed : seed));
       DelayQueue<Delivery> broker = new DelayQueue<>();
       for (String id : order) {
         broker.add(new Delivery(id, 0));
@@ -183,6 +207,7 @@ final class SimulateCommand implements Callable<Integer> {
 
       IdempotentConsumer sim =
           IdempotentConsumer.builder(consumer, store)
+              .clock(java.time.Clock.offset(java.time.Clock.systemUTC(), clockOffset))
               .config(
                   InboxConfig.custom()
                       .lease(lease)
@@ -202,6 +227,9 @@ final class SimulateCommand implements Callable<Integer> {
               .effect(
                   store.transactional(
                       (m, attempt, c) -> {
+                        if (isPoison(m.id(), prefix)) {
+                          throw new IllegalArgumentException("planted poison message " + m.id());
+                        }
                         try (PreparedStatement ps =
                             c.prepareStatement(
                                 "INSERT INTO "
@@ -297,6 +325,12 @@ final class SimulateCommand implements Callable<Integer> {
           store.list(RecordState.DEAD, consumer, Integer.MAX_VALUE).stream()
               .filter(r -> r.messageId().startsWith(prefix))
               .count();
+      // Poison ids are the first P; any other DEAD id is a message the run lost.
+      long poisonDead =
+          store.list(RecordState.DEAD, consumer, Integer.MAX_VALUE).stream()
+              .filter(r -> isPoison(r.messageId(), prefix))
+              .count();
+      long unexpectedDead = deadIds - poisonDead;
       boolean exactlyOnce =
           effects[0] == effects[1]
               && effects[1] == doneIds
@@ -314,7 +348,9 @@ final class SimulateCommand implements Callable<Integer> {
       out.printf("  crashes          %10d  (handler died after the claim)%n", crashes.get());
       out.printf("  takeovers        %10d  (expired claims taken over)%n", takeovers.get());
       out.printf("  store errors     %10d%n", storeErrors.get());
-      out.printf("  DONE ids         %10d   DEAD ids %d%n", doneIds, deadIds);
+      out.printf(
+          "  DONE ids         %10d   DEAD ids %d (planted poison %d, other %d)%n",
+          doneIds, deadIds, poison, unexpectedDead);
       out.printf(
           "  effects          %10d   distinct %d   most per id %d%n",
           effects[0], effects[1], effects[2]);
@@ -325,7 +361,22 @@ final class SimulateCommand implements Callable<Integer> {
     }
   }
 
+  private boolean isPoison(String id, String prefix) {
+    if (poison == 0 || !id.startsWith(prefix)) {
+      return false;
+    }
+    try {
+      return Integer.parseInt(id.substring(prefix.length())) < poison;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
   private void validate() {
+    if (poison < 0 || poison > messages) {
+      throw new InvalidConfigurationException(
+          "--poison must be between 0 and --messages, was " + poison);
+    }
     if (messages < 1 || messages > 10_000_000) {
       throw new InvalidConfigurationException(
           "--messages must be between 1 and 10000000, was " + messages);
@@ -348,14 +399,25 @@ final class SimulateCommand implements Callable<Integer> {
   }
 
   private static void createEffectTable(HikariDataSource ds) throws SQLException {
-    try (Connection c = ds.getConnection();
-        Statement st = c.createStatement()) {
-      // No unique constraint on purpose: a double effect must be visible as a second row.
-      st.execute(
-          "CREATE TABLE IF NOT EXISTS "
-              + EFFECTS
-              + " (message_id VARCHAR(255) NOT NULL, applied_at TIMESTAMP NOT NULL,"
-              + " worker VARCHAR(64) NOT NULL)");
+    for (int attempt = 1; ; attempt++) {
+      try (Connection c = ds.getConnection();
+          Statement st = c.createStatement()) {
+        // No unique constraint on purpose: a double effect must be visible as a second row.
+        st.execute(
+            "CREATE TABLE IF NOT EXISTS "
+                + EFFECTS
+                + " (message_id VARCHAR(255) NOT NULL, applied_at TIMESTAMP NOT NULL,"
+                + " worker VARCHAR(64) NOT NULL)");
+        return;
+      } catch (SQLException e) {
+        // Several simulate processes starting together race on PostgreSQL's IF NOT EXISTS; the
+        // loser sees the winner's table on the next try.
+        String state = e.getSQLState();
+        boolean race = "23505".equals(state) || "42P07".equals(state);
+        if (!race || attempt >= 5) {
+          throw e;
+        }
+      }
     }
   }
 

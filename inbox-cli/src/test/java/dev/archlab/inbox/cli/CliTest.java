@@ -225,6 +225,39 @@ class CliTest {
     assertThat(store.list(RecordState.DONE, "sim", 1000)).hasSize(300);
   }
 
+  @Test
+  void simulatePoisonEndsDeadWithoutEffectsAndSkewedClocksChangeNothing() {
+    String url = "jdbc:h2:file:" + dir.resolve("poison") + ";AUTO_SERVER=TRUE";
+    Cli.Result r =
+        Cli.run(
+            "simulate",
+            "--db",
+            url,
+            "--messages",
+            "200",
+            "--duplicates",
+            "1",
+            "--workers",
+            "3",
+            "--crash-rate",
+            "0",
+            "--poison",
+            "5",
+            "--max-attempts",
+            "2",
+            "--clock-offset",
+            "-5m",
+            "--seed",
+            "3");
+    assertThat(r.code()).as(r.toString()).isZero();
+    assertThat(r.out())
+        .contains("DEAD ids 5 (planted poison 5, other 0)")
+        .contains("effects                 195   distinct 195")
+        .contains("EXACTLY ONE EFFECT PER ID");
+    assertOneLineError(
+        Cli.run("simulate", "--db", url, "--messages", "3", "--poison", "4"), 2, "--poison");
+  }
+
   private static String[] concat(String[] a, String[] b) {
     String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);

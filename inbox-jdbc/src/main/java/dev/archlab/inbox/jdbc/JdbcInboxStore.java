@@ -141,17 +141,37 @@ public final class JdbcInboxStore implements InboxStore {
    */
   public void createSchemaIfMissing() {
     String ddl = schemaSql();
-    run(
-        "create schema",
-        false,
-        c -> {
-          try (Statement st = c.createStatement()) {
-            for (String sql : splitStatements(ddl)) {
-              st.execute(sql);
-            }
-          }
-          return null;
-        });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        run(
+            "create schema",
+            false,
+            c -> {
+              try (Statement st = c.createStatement()) {
+                for (String sql : splitStatements(ddl)) {
+                  st.execute(sql);
+                }
+              }
+              return null;
+            });
+        return;
+      } catch (InboxException e) {
+        // IF NOT EXISTS is not atomic on PostgreSQL or H2: two processes creating the table at
+        // once can both pass the check, and the loser fails on the catalog (PostgreSQL 23505,
+        // 42P07, 42710; H2 "object already exists"). The winner's objects are there now, so the
+        // same idempotent DDL is run again; anything that keeps failing is reported.
+        if (attempt >= 5
+            || e instanceof StoreUnavailableException
+            || !(e.getCause() instanceof SQLException)) {
+          throw e;
+        }
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "creating the inbox schema raced with another creator, trying again: "
+                + e.getMessage());
+        sleepBeforeRetry(attempt);
+      }
+    }
   }
 
   /** Whether the inbox table exists and is readable. */

@@ -764,6 +764,44 @@ abstract class AbstractJdbcStoreTest {
   }
 
   @Test
+  @Timeout(120)
+  @DisplayName("many processes creating the schema at once all succeed")
+  void concurrentSchemaCreation() throws Exception {
+    for (int round = 0; round < 5; round++) {
+      String table = "race_schema_" + round;
+      database().execute("DROP TABLE IF EXISTS " + table);
+      int racers = 6;
+      CountDownLatch start = new CountDownLatch(1);
+      ExecutorService pool = Executors.newFixedThreadPool(racers);
+      try {
+        List<Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < racers; i++) {
+          futures.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    JdbcInboxStore.builder(database().dataSource())
+                        .table(table)
+                        .build()
+                        .createSchemaIfMissing();
+                    return null;
+                  }));
+        }
+        start.countDown();
+        for (Future<?> f : futures) {
+          f.get(60, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(
+              JdbcInboxStore.builder(database().dataSource()).table(table).build().schemaExists())
+          .isTrue();
+      database().execute("DROP TABLE " + table);
+    }
+  }
+
+  @Test
   @DisplayName("a table name that is not a plain identifier is refused before any SQL")
   void tableNameInjectionIsRefused() {
     DataSource ds = database().dataSource();

@@ -1,0 +1,177 @@
+package dev.archlab.inbox.bench;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The entry point of the shaded jar {@code inbox-bench/target/inbox-bench.jar}:
+ *
+ * <pre>
+ * java -jar inbox-bench.jar all    [--profile quick|full] [options]   everything, then the report
+ * java -jar inbox-bench.jar load   [options]                          JDBC load harness only
+ * java -jar inbox-bench.jar scale  [options]                          scale runs only
+ * java -jar inbox-bench.jar memory [--profile quick|full]             JMH memory benchmark to CSV
+ * java -jar inbox-bench.jar report [--out DIR] [--docs DIR]           BENCHMARKS.md from the CSVs
+ * java -jar inbox-bench.jar jmh    [JMH arguments]                    plain JMH command line
+ * </pre>
+ *
+ * <p>Options (defaults from the profile, {@code quick} unless given): {@code --warmup S}, {@code
+ * --duration S}, {@code --connections 1,4,8}, {@code --systems floor,inbox-single,…}, {@code
+ * --sizes 0,1000000,10000000}, {@code --scale-consumers 4}, {@code --scale-seconds S}, {@code --out
+ * inbox-bench/target/bench}, {@code --docs docs}.
+ */
+public final class BenchMain {
+
+  private BenchMain() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0) {
+      System.err.println("usage: inbox-bench.jar all|load|scale|memory|report|jmh [options]");
+      System.exit(2);
+    }
+    if (args[0].equals("jmh")) {
+      org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      // Camel, Spring and the embedded database log at INFO per start; the numbers are the output.
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    Map<String, String> o = options(Arrays.copyOfRange(args, 1, args.length));
+    boolean full = "full".equals(o.getOrDefault("profile", "quick"));
+    Path out = Path.of(o.getOrDefault("out", "inbox-bench/target/bench"));
+    Path docs = Path.of(o.getOrDefault("docs", "docs"));
+    Files.createDirectories(out);
+    switch (args[0]) {
+      case "all":
+        MemoryRun.run(!full, out);
+        try (BenchDatabase db = BenchDatabase.start()) {
+          writeMachine(db, out);
+          LoadHarness.run(db, load(o, full, out));
+          ScaleRun.run(db, scale(o, full, out));
+        }
+        LoadHarness.printTargets(out);
+        System.out.println("wrote " + ReportWriter.write(out, docs));
+        break;
+      case "load":
+        try (BenchDatabase db = BenchDatabase.start()) {
+          writeMachine(db, out);
+          LoadHarness.run(db, load(o, full, out));
+        }
+        LoadHarness.printTargets(out);
+        break;
+      case "scale":
+        try (BenchDatabase db = BenchDatabase.start()) {
+          ScaleRun.run(db, scale(o, full, out));
+        }
+        LoadHarness.printTargets(out);
+        break;
+      case "memory":
+        MemoryRun.run(!full, out);
+        LoadHarness.printTargets(out);
+        break;
+      case "report":
+        System.out.println("wrote " + ReportWriter.write(out, docs));
+        break;
+      default:
+        System.err.println("unknown command " + args[0]);
+        System.exit(2);
+    }
+  }
+
+  static LoadHarness.Settings load(Map<String, String> o, boolean full, Path out) {
+    List<BenchSystem> systems = new ArrayList<>();
+    if (o.containsKey("systems")) {
+      for (String s : o.get("systems").split(",")) {
+        systems.add(BenchSystem.byLabel(s.strip()));
+      }
+    } else {
+      systems.addAll(Arrays.asList(BenchSystem.values()));
+    }
+    List<Integer> connections = new ArrayList<>();
+    for (String c : o.getOrDefault("connections", "1,4,8").split(",")) {
+      connections.add(Integer.parseInt(c.strip()));
+    }
+    return new LoadHarness.Settings(
+        systems,
+        connections,
+        Double.parseDouble(o.getOrDefault("warmup", full ? "20" : "5")),
+        Double.parseDouble(o.getOrDefault("duration", full ? "60" : "15")),
+        out);
+  }
+
+  static ScaleRun.Settings scale(Map<String, String> o, boolean full, Path out) {
+    List<Long> sizes = new ArrayList<>();
+    for (String s : o.getOrDefault("sizes", full ? "0,1000000,10000000" : "0,100000").split(",")) {
+      sizes.add(Long.parseLong(s.strip()));
+    }
+    return new ScaleRun.Settings(
+        sizes,
+        Integer.parseInt(o.getOrDefault("scale-consumers", "4")),
+        Double.parseDouble(o.getOrDefault("warmup", full ? "20" : "5")),
+        Double.parseDouble(o.getOrDefault("scale-seconds", full ? "30" : "10")),
+        out);
+  }
+
+  /** {@code --key value} or {@code --key=value} pairs. */
+  static Map<String, String> options(String[] args) {
+    Map<String, String> o = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (!a.startsWith("--")) {
+        throw new IllegalArgumentException("expected --option, got " + a);
+      }
+      int eq = a.indexOf('=');
+      if (eq > 0) {
+        o.put(a.substring(2, eq), a.substring(eq + 1));
+      } else if (i + 1 < args.length) {
+        o.put(a.substring(2), args[++i]);
+      } else {
+        throw new IllegalArgumentException("option " + a + " needs a value");
+      }
+    }
+    return o;
+  }
+
+  static void writeMachine(BenchDatabase db, Path out) throws Exception {
+    Runtime rt = Runtime.getRuntime();
+    String cpu = "unknown";
+    Path cpuinfo = Path.of("/proc/cpuinfo");
+    if (Files.isReadable(cpuinfo)) {
+      for (String line : Files.readAllLines(cpuinfo)) {
+        if (line.startsWith("model name")) {
+          cpu = line.substring(line.indexOf(':') + 1).strip();
+          break;
+        }
+      }
+    }
+    List<List<Object>> rows = new ArrayList<>();
+    rows.add(List.of("cpu", cpu));
+    rows.add(List.of("cores", rt.availableProcessors()));
+    rows.add(
+        List.of(
+            "os",
+            System.getProperty("os.name")
+                + " "
+                + System.getProperty("os.version")
+                + " "
+                + System.getProperty("os.arch")));
+    rows.add(
+        List.of(
+            "java",
+            System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version")));
+    rows.add(List.of("jvm max heap MB", rt.maxMemory() / (1024 * 1024)));
+    rows.add(
+        List.of(
+            "jvm args",
+            String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments())));
+    rows.add(List.of("postgresql", db.describe()));
+    Csv.write(out.resolve("machine.csv"), List.of("key", "value"), rows);
+  }
+}

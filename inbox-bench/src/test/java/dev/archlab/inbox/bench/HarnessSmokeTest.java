@@ -1,0 +1,85 @@
+package dev.archlab.inbox.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Proves the harness works without running the benchmark: every system runs one second on one
+ * connection and yields sane numbers, a tiny scale run prunes, and the CSVs turn into a chart and a
+ * report. The numbers themselves are not checked against the targets here.
+ */
+class HarnessSmokeTest {
+
+  private static BenchDatabase db;
+
+  @TempDir static Path out;
+
+  @BeforeAll
+  static void start() throws Exception {
+    db = BenchDatabase.start();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Test
+  void everySystemRunsAndTheReportIsWritten() throws Exception {
+    List<LoadHarness.Result> results =
+        LoadHarness.run(
+            db, new LoadHarness.Settings(List.of(BenchSystem.values()), List.of(1), 0.2, 1.0, out));
+    assertThat(results).hasSize(BenchSystem.values().length);
+    for (LoadHarness.Result r : results) {
+      assertThat(r.messages()).as(r.system().label()).isPositive();
+      assertThat(r.messagesPerSecond()).as(r.system().label()).isPositive();
+      assertThat(r.p50Micros()).as(r.system().label()).isPositive();
+      assertThat(r.p99Micros()).as(r.system().label()).isGreaterThanOrEqualTo(r.p50Micros());
+      // Unique ids only: every delivery applies and leaves exactly one business row.
+      assertThat(r.businessRows()).as(r.system().label()).isEqualTo(r.applied());
+      assertThat(r.applied()).as(r.system().label()).isGreaterThanOrEqualTo(r.messages());
+    }
+
+    ScaleRun.run(db, new ScaleRun.Settings(List.of(0L, 2_000L), 2, 0.1, 0.5, out));
+    List<Map<String, String>> scale = Csv.read(out.resolve("scale.csv"));
+    assertThat(scale).hasSize(2);
+    assertThat(Csv.number(scale.get(1), "prune_rows")).isEqualTo(2_000);
+    assertThat(Csv.number(scale.get(1), "claim_p50_us")).isPositive();
+
+    BenchMain.writeMachine(db, out);
+    List<Targets.Check> checks = LoadHarness.printTargets(out);
+    assertThat(checks).extracting(Targets.Check::verdict).allMatch(v -> !v.isBlank());
+    assertThat(Files.readString(out.resolve("throughput.svg")))
+        .startsWith("<svg")
+        .contains("</svg>");
+    Path report = ReportWriter.write(out, out.resolve("docs"));
+    assertThat(Files.readString(report)).contains("| inbox-single | 1 |", "## Machine");
+  }
+
+  @Test
+  void memoryBenchmarkBodiesDeduplicate() {
+    for (String impl : List.of("inbox", "chm", "camel")) {
+      MemoryStoreBenchmark bench = new MemoryStoreBenchmark();
+      bench.impl = impl;
+      bench.duplicatePercent = 50;
+      bench.freshStore();
+      MemoryStoreBenchmark.Ids ids = new MemoryStoreBenchmark.Ids();
+      ids.reset(bench);
+      int applied = 0;
+      for (int i = 0; i < 1_000; i++) {
+        applied += bench.oneThread(ids) ? 1 : 0;
+      }
+      assertThat(applied).as(impl).isEqualTo(500);
+    }
+  }
+}

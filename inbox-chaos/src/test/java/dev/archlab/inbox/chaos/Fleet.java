@@ -1,0 +1,217 @@
+package dev.archlab.inbox.chaos;
+
+import dev.archlab.inbox.cli.InboxCli;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * K consumer JVMs, each an {@code inbox simulate} process, sharing one database and one stream of
+ * ids (same {@code --seed}) but each with its own delivery order ({@code --order-seed}). A slot can
+ * be killed with SIGKILL and started again; the new process re-delivers everything, which is what a
+ * broker does to a consumer that died without acknowledging.
+ */
+final class Fleet implements AutoCloseable {
+
+  /** One process of one slot, with its output in a file. */
+  static final class Run {
+    final int slot;
+    final Process process;
+    final Path log;
+
+    Run(int slot, Process process, Path log) {
+      this.slot = slot;
+      this.process = process;
+      this.log = log;
+    }
+
+    String output() {
+      try {
+        return Files.readString(log, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        return "(log unreadable: " + e + ")";
+      }
+    }
+
+    /** A number from the final summary ({@code deliveries}, {@code takeovers}, ...), or -1. */
+    long summary(String label) {
+      Matcher m =
+          Pattern.compile("(?m)^\\s*" + Pattern.quote(label) + "\\s+(\\d+)").matcher(output());
+      return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+  }
+
+  private final Path logDir;
+  private final List<String> common;
+  private final List<List<String>> perSlot;
+  private final Run[] current;
+  private final List<Run> all = new ArrayList<>();
+  private int starts;
+
+  /**
+   * @param common the arguments every process gets (database, ids, load shape)
+   * @param perSlot extra arguments per slot (e.g. a clock offset); its size is K
+   */
+  Fleet(Path logDir, List<String> common, List<List<String>> perSlot) {
+    this.logDir = logDir;
+    this.common = List.copyOf(common);
+    this.perSlot = List.copyOf(perSlot);
+    this.current = new Run[perSlot.size()];
+  }
+
+  int size() {
+    return current.length;
+  }
+
+  synchronized void startAll() throws IOException {
+    for (int i = 0; i < current.length; i++) {
+      start(i);
+    }
+  }
+
+  /**
+   * Runs {@code inbox migrate} once and waits for it, as an operator deploys the schema before the
+   * consumers. Starting K processes at once on an empty database instead makes them race on {@code
+   * CREATE TABLE IF NOT EXISTS}, which PostgreSQL does not make safe under concurrency.
+   */
+  static void migrate(Database db, Path logDir) throws Exception {
+    List<String> cmd = java();
+    cmd.add("migrate");
+    cmd.addAll(db.cliArgs());
+    Path log = logDir.resolve("migrate.log");
+    Process p = builder(cmd, logDir, log).start();
+    try {
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException(
+            "inbox migrate failed: " + Files.readString(log, StandardCharsets.UTF_8));
+      }
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  private static List<String> java() {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // Small heaps: up to five of these share two cores and the test JVM.
+    cmd.add("-Xmx256m");
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-XX:TieredStopAtLevel=1");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(InboxCli.class.getName());
+    return cmd;
+  }
+
+  private static ProcessBuilder builder(List<String> cmd, Path dir, Path log) {
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    // The environment must not pick another database than the one under test.
+    pb.environment().remove("INBOX_DB_URL");
+    pb.environment().remove("INBOX_DB_USER");
+    pb.environment().remove("INBOX_DB_PASSWORD");
+    return pb;
+  }
+
+  /** Starts (or restarts) slot {@code i}; a restart gets a fresh delivery order. */
+  synchronized Run start(int slot) throws IOException {
+    List<String> cmd = java();
+    cmd.add("simulate");
+    cmd.addAll(common);
+    cmd.addAll(perSlot.get(slot));
+    cmd.add("--order-seed");
+    cmd.add(String.valueOf(1_000 * (slot + 1) + starts));
+    Path log = logDir.resolve("slot" + slot + "-run" + starts + ".log");
+    Run run = new Run(slot, builder(cmd, logDir, log).start(), log);
+    starts++;
+    current[slot] = run;
+    all.add(run);
+    return run;
+  }
+
+  synchronized int starts() {
+    return starts;
+  }
+
+  synchronized List<Integer> aliveSlots() {
+    List<Integer> alive = new ArrayList<>();
+    for (int i = 0; i < current.length; i++) {
+      if (current[i] != null && current[i].process.isAlive()) {
+        alive.add(i);
+      }
+    }
+    return alive;
+  }
+
+  /** SIGKILLs one live slot chosen by {@code random} and restarts it; false if none was alive. */
+  boolean killAndRestartOne(Random random) throws Exception {
+    Run victim;
+    synchronized (this) {
+      List<Integer> alive = aliveSlots();
+      if (alive.isEmpty()) {
+        return false;
+      }
+      victim = current[alive.get(random.nextInt(alive.size()))];
+    }
+    victim.process.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no rollback by us
+    if (!victim.process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("slot " + victim.slot + " survived SIGKILL");
+    }
+    start(victim.slot);
+    return true;
+  }
+
+  /** Waits for every slot's current process to end; false if the deadline came first. */
+  boolean awaitAll(long deadlineNanos) throws InterruptedException {
+    for (int i = 0; i < current.length; i++) {
+      long left = deadlineNanos - System.nanoTime();
+      if (left <= 0 || !current[i].process.waitFor(left, TimeUnit.NANOSECONDS)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The last process of each slot: the ones that must have ended with exit 0. */
+  synchronized List<Run> finalRuns() {
+    return List.of(current);
+  }
+
+  /** Sum of a summary figure over every process that got to print its summary. */
+  synchronized long sum(String label) {
+    long total = 0;
+    for (Run r : all) {
+      if (!r.process.isAlive() && r.process.exitValue() == 0) {
+        total += Math.max(0, r.summary(label));
+      }
+    }
+    return total;
+  }
+
+  @Override
+  public synchronized void close() {
+    for (Run r : all) {
+      if (r.process.isAlive()) {
+        r.process.destroyForcibly();
+      }
+    }
+    for (Run r : all) {
+      try {
+        r.process.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+}

