@@ -179,8 +179,11 @@ final class SimulateCommand implements Callable<Integer> {
     String prefix = "sim-" + seed + "-";
     try (HikariDataSource ds = db.dataSource(workers + 2)) {
       JdbcInboxStore store = db.store(ds);
-      store.createSchemaIfMissing();
-      createEffectTable(ds);
+      PrintWriter err = spec.commandLine().getErr();
+      // A consumer that starts while the database is restarting or cutting connections waits
+      // for it, as it would in production, instead of giving up.
+      untilAvailable(err, "creating the schema", store::createSchemaIfMissing);
+      untilAvailable(err, "creating " + EFFECTS, () -> createEffectTable(ds));
 
       List<String> order = new ArrayList<>(messages * (duplicates + 1));
       for (int i = 0; i < messages; i++) {
@@ -316,20 +319,26 @@ final class SimulateCommand implements Callable<Integer> {
       progress.finish();
       double seconds = (System.nanoTime() - started) / 1e9;
 
-      long[] effects = countEffects(ds, prefix);
-      long doneIds =
-          store.list(RecordState.DONE, consumer, Integer.MAX_VALUE).stream()
-              .filter(r -> r.messageId().startsWith(prefix))
-              .count();
-      long deadIds =
-          store.list(RecordState.DEAD, consumer, Integer.MAX_VALUE).stream()
-              .filter(r -> r.messageId().startsWith(prefix))
-              .count();
-      // Poison ids are the first P; any other DEAD id is a message the run lost.
-      long poisonDead =
-          store.list(RecordState.DEAD, consumer, Integer.MAX_VALUE).stream()
-              .filter(r -> isPoison(r.messageId(), prefix))
-              .count();
+      long[] effects = new long[3];
+      long[] states = new long[3];
+      untilAvailable(
+          err,
+          "reading the end state",
+          () -> {
+            System.arraycopy(countEffects(ds, prefix), 0, effects, 0, 3);
+            states[0] =
+                store.list(RecordState.DONE, consumer, Integer.MAX_VALUE).stream()
+                    .filter(r -> r.messageId().startsWith(prefix))
+                    .count();
+            List<dev.archlab.inbox.InboxRecord> deadRecords =
+                store.list(RecordState.DEAD, consumer, Integer.MAX_VALUE);
+            states[1] = deadRecords.stream().filter(r -> r.messageId().startsWith(prefix)).count();
+            // Poison ids are the first P; any other DEAD id is a message the run lost.
+            states[2] = deadRecords.stream().filter(r -> isPoison(r.messageId(), prefix)).count();
+          });
+      long doneIds = states[0];
+      long deadIds = states[1];
+      long poisonDead = states[2];
       long unexpectedDead = deadIds - poisonDead;
       boolean exactlyOnce =
           effects[0] == effects[1]
@@ -358,6 +367,36 @@ final class SimulateCommand implements Callable<Integer> {
           "  throughput       %10.0f deliveries/s over %.1f s%n", calls.get() / seconds, seconds);
       out.printf("verdict: %s%n", exactlyOnce ? "EXACTLY ONE EFFECT PER ID" : "VIOLATION");
       return exactlyOnce ? InboxCli.OK : InboxCli.FAILURE;
+    }
+  }
+
+  /** Work against the database that may fail while it is unreachable. */
+  @FunctionalInterface
+  interface DatabaseWork {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code work}, waiting out an unreachable database (lost connections, a restart) for up to
+   * 30 s, with a line on stderr per retry; anything else fails at once.
+   */
+  static void untilAvailable(PrintWriter err, String what, DatabaseWork work) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        work.run();
+        return;
+      } catch (StoreUnavailableException | SQLException e) {
+        boolean transientLoss =
+            e instanceof StoreUnavailableException
+                || (e instanceof SQLException sql
+                    && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P")));
+        if (!transientLoss || attempt >= 60) {
+          throw e;
+        }
+        err.println("inbox: " + what + ": " + InboxCli.oneLine(e) + "; retrying in 500 ms");
+        Thread.sleep(500);
+      }
     }
   }
 

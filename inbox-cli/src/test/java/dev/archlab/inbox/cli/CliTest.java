@@ -258,6 +258,36 @@ class CliTest {
         Cli.run("simulate", "--db", url, "--messages", "3", "--poison", "4"), 2, "--poison");
   }
 
+  @Test
+  void simulateWaitsOutALostConnectionButNotOtherErrors() throws Exception {
+    java.io.StringWriter err = new java.io.StringWriter();
+    java.util.concurrent.atomic.AtomicInteger tries =
+        new java.util.concurrent.atomic.AtomicInteger();
+    SimulateCommand.untilAvailable(
+        new java.io.PrintWriter(err, true),
+        "creating the schema",
+        () -> {
+          if (tries.incrementAndGet() < 3) {
+            throw new java.sql.SQLException("terminating connection", "57P01");
+          }
+        });
+    assertThat(tries).hasValue(3);
+    assertThat(err.toString().lines()).hasSize(2).allMatch(l -> l.contains("retrying"));
+
+    tries.set(0);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                SimulateCommand.untilAvailable(
+                    new java.io.PrintWriter(new java.io.StringWriter(), true),
+                    "creating the schema",
+                    () -> {
+                      tries.incrementAndGet();
+                      throw new java.sql.SQLException("permission denied", "42501");
+                    }))
+        .hasMessageContaining("permission denied");
+    assertThat(tries).hasValue(1);
+  }
+
   private static String[] concat(String[] a, String[] b) {
     String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
