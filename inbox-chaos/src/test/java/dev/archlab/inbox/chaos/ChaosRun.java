@@ -100,11 +100,22 @@ final class ChaosRun {
         // Bounded: generous for two cores, but a hung consumer fails the test instead of CI.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
         boolean finished = fleet.awaitAll(deadline);
-        assertThat(finished)
-            .as(
-                "every consumer finished by itself within 180 s after the faults; logs in %s",
-                logDir)
-            .isTrue();
+        if (!finished) {
+          // The log directory is deleted with the test: show what the stuck consumers said.
+          StringBuilder tails = new StringBuilder();
+          for (Fleet.Run r : fleet.finalRuns()) {
+            String out = r.output();
+            tails
+                .append("\n--- slot ")
+                .append(r.slot)
+                .append(r.process.isAlive() ? " (still running)" : " (exited)")
+                .append(":\n")
+                .append(out.length() > 4000 ? out.substring(out.length() - 4000) : out);
+          }
+          assertThat(finished)
+              .as("every consumer finished by itself within 180 s after the faults; logs:%s", tails)
+              .isTrue();
+        }
         for (Fleet.Run r : fleet.finalRuns()) {
           assertThat(r.process.exitValue())
               .as(

@@ -302,6 +302,23 @@ final class SimulateCommand implements Callable<Integer> {
                     } catch (StoreUnavailableException unavailable) {
                       storeErrors.incrementAndGet();
                       redeliverAfterNanos = 500_000_000L;
+                    } catch (RuntimeException unexpected) {
+                      // Any other failure must not take the delivery down with this worker: the
+                      // broker would redeliver it, and the others would wait for it forever.
+                      storeErrors.incrementAndGet();
+                      err.println(
+                          "inbox: delivery of "
+                              + next.id
+                              + " failed, redelivering: "
+                              + unexpected.getClass().getSimpleName()
+                              + ": "
+                              + InboxCli.oneLine(unexpected));
+                      redeliverAfterNanos = 500_000_000L;
+                    } catch (Error fatal) {
+                      // The JVM is in trouble: stop every worker so the process exits instead
+                      // of waiting for deliveries nobody will finish.
+                      outstanding.set(0);
+                      throw fatal;
                     }
                     if (redeliverAfterNanos < 0) {
                       progress.update(order.size() - outstanding.decrementAndGet());
