@@ -272,25 +272,8 @@ public final class JdbcInboxStore implements InboxStore {
 
   @Override
   public Claim extend(Claim claim, Duration lease) {
-    Objects.requireNonNull(claim, "claim");
-    Objects.requireNonNull(lease, "lease");
-    if (lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("lease must be positive, was " + lease);
-    }
-    Statements s = statements();
-    return run(
-            "extend",
-            true,
-            c ->
-                fenced(
-                    c,
-                    claim,
-                    s.extend,
-                    ps -> {
-                      ps.setLong(1, micros(lease));
-                      return 2;
-                    }))
-        .toClaim();
+    requireLease(claim, lease);
+    return run("extend", true, c -> extendOn(c, claim, lease));
   }
 
   @Override
@@ -556,25 +539,32 @@ public final class JdbcInboxStore implements InboxStore {
   /** The fenced {@link #extend} on the caller's connection, inside the caller's transaction. */
   public Claim extend(Connection connection, Claim claim, Duration lease) {
     Objects.requireNonNull(connection, "connection");
+    requireLease(claim, lease);
+    return onCallerConnection("extend", connection, () -> extendOn(connection, claim, lease));
+  }
+
+  /**
+   * The fenced extension on {@code c}. The statements come from that same connection: asking the
+   * pool for another while the caller holds this one could wait on an exhausted pool.
+   */
+  private Claim extendOn(Connection c, Claim claim, Duration lease) throws SQLException {
+    return fenced(
+            c,
+            claim,
+            statements(c).extend,
+            ps -> {
+              ps.setLong(1, micros(lease));
+              return 2;
+            })
+        .toClaim();
+  }
+
+  private static void requireLease(Claim claim, Duration lease) {
     Objects.requireNonNull(claim, "claim");
     Objects.requireNonNull(lease, "lease");
     if (lease.isNegative() || lease.isZero()) {
       throw new IllegalArgumentException("lease must be positive, was " + lease);
     }
-    Statements s = statements();
-    return onCallerConnection(
-            "extend",
-            connection,
-            () ->
-                fenced(
-                    connection,
-                    claim,
-                    s.extend,
-                    ps -> {
-                      ps.setLong(1, micros(lease));
-                      return 2;
-                    }))
-        .toClaim();
   }
 
   /**
