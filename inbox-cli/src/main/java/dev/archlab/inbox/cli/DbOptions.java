@@ -103,7 +103,21 @@ final class DbOptions {
     // Fail on the first use with the driver's own message instead of at pool start.
     config.setInitializationFailTimeout(-1);
     config.setPoolName("inbox-cli");
+    // Named explicitly because HikariCP otherwise learns the default from its first connection
+    // and, when that connection dies mid-check (a terminated backend, a restart), keeps -1 and
+    // rejects every later connection (HikariCP issues #1944, #2269). The values are each
+    // database's own default, so behaviour is the same as letting the driver decide.
+    config.setTransactionIsolation(defaultIsolation(jdbcUrl));
     return new HikariDataSource(config);
+  }
+
+  /** The database's own default isolation level, as a HikariCP isolation name. */
+  static String defaultIsolation(String jdbcUrl) {
+    String lower = jdbcUrl.toLowerCase(java.util.Locale.ROOT);
+    if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
+      return "TRANSACTION_REPEATABLE_READ";
+    }
+    return "TRANSACTION_READ_COMMITTED";
   }
 
   /** The store on {@code ds}; the table name is validated here. */

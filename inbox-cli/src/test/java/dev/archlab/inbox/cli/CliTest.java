@@ -115,6 +115,29 @@ class CliTest {
         "refused the login");
   }
 
+  /**
+   * The pool names its isolation level (to dodge HikariCP's -1 after a failed first check), so the
+   * named level must be the one the database would have chosen by itself.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"postgresql", "h2"})
+  void poolIsolationIsTheDatabasesOwnDefault(String database) throws Exception {
+    String url =
+        database.equals("h2")
+            ? "jdbc:h2:file:" + dir.resolve("isolation") + ";AUTO_SERVER=TRUE"
+            : EmbeddedPostgres.url();
+    DbOptions options = new DbOptions();
+    options.url = url;
+    int own;
+    try (java.sql.Connection raw = java.sql.DriverManager.getConnection(url)) {
+      own = raw.getTransactionIsolation();
+    }
+    try (com.zaxxer.hikari.HikariDataSource ds = options.dataSource(1);
+        java.sql.Connection pooled = ds.getConnection()) {
+      assertThat(pooled.getTransactionIsolation()).isEqualTo(own);
+    }
+  }
+
   @Test
   void missingTableBeforeMigrateIsARuntimeFailure() {
     String fresh = "jdbc:h2:file:" + dir.resolve("fresh") + ";AUTO_SERVER=TRUE";
