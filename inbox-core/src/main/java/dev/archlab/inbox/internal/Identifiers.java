@@ -30,31 +30,45 @@ public final class Identifiers {
     if (value == null) {
       return "must not be null";
     }
-    if (value
-        .codePoints()
-        .allMatch(cp -> Character.isWhitespace(cp) || Character.isSpaceChar(cp))) {
+    // One pass, no streams: this runs several times per message on the hot path.
+    boolean blank = true;
+    String problem = null;
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      int cp = c;
+      if (Character.isHighSurrogate(c)
+          && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
+        cp = Character.toCodePoint(c, value.charAt(i + 1));
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        // An unpaired surrogate has no UTF-8 encoding; a database would mangle or reject it.
+        problem =
+            problem != null
+                ? problem
+                : "contains an unpaired surrogate at index " + i + " (not valid UTF-8)";
+      } else if (Character.isISOControl(c)) {
+        // NUL and friends cannot be stored in PostgreSQL text and make ids unreadable in logs.
+        problem =
+            problem != null
+                ? problem
+                : "contains control character U+"
+                    + String.format("%04X", (int) c)
+                    + " at index "
+                    + i;
+      }
       // isBlank() alone lets through ids made only of no-break spaces (U+00A0, U+2007, U+202F).
+      if (blank && !Character.isWhitespace(cp) && !Character.isSpaceChar(cp)) {
+        blank = false;
+      }
+    }
+    if (blank) {
       return "must not be blank";
     }
     if (value.length() > maxLength) {
       return "is " + value.length() + " characters long, the limit is " + maxLength;
     }
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if (Character.isISOControl(c)) {
-        // NUL and friends cannot be stored in PostgreSQL text and make ids unreadable in logs.
-        return "contains control character U+" + String.format("%04X", (int) c) + " at index " + i;
-      }
-      if (Character.isHighSurrogate(c)
-          && i + 1 < value.length()
-          && Character.isLowSurrogate(value.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        // An unpaired surrogate has no UTF-8 encoding; a database would mangle or reject it.
-        return "contains an unpaired surrogate at index " + i + " (not valid UTF-8)";
-      }
-    }
-    return null;
+    return problem;
   }
 
   /** A short, printable rendering of a possibly huge or null value for error messages. */
