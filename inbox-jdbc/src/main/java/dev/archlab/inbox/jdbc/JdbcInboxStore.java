@@ -331,17 +331,17 @@ public final class JdbcInboxStore implements InboxStore {
 
   @Override
   public Instant currentTime() {
-    Statements s = statements();
-    return run(
-        "read the database clock",
-        true,
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(s.now);
-              ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return s.dialect.getInstant(rs, "db_now");
-          }
-        });
+    return run("read the database clock", true, this::currentTimeOn);
+  }
+
+  /** The database clock read on {@code c}, so a caller holding a connection needs no other. */
+  Instant currentTimeOn(Connection c) throws SQLException {
+    Statements s = statements(c);
+    try (PreparedStatement ps = c.prepareStatement(s.now);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return s.dialect.getInstant(rs, "db_now");
+    }
   }
 
   // ---- operator actions ------------------------------------------------------------------------
@@ -589,8 +589,16 @@ public final class JdbcInboxStore implements InboxStore {
   // ---- statements ----------------------------------------------------------------------------
 
   BeginResult beginOn(Connection c, BeginRequest r) throws SQLException {
+    return beginOn(c, r, true);
+  }
+
+  /**
+   * Begins on {@code c}; with {@code insertFirst} false the caller has just found the key taken
+   * (the one-commit mode's DONE insert), so the first round starts by reading it.
+   */
+  BeginResult beginOn(Connection c, BeginRequest r, boolean insertFirst) throws SQLException {
     for (int round = 0; round < 100; round++) {
-      InboxRecord inserted = tryInsert(c, r);
+      InboxRecord inserted = round == 0 && !insertFirst ? null : tryInsert(c, r);
       if (inserted != null) {
         return BeginResult.of(Kind.CLAIMED, inserted, inserted.createdAt());
       }
@@ -649,7 +657,7 @@ public final class JdbcInboxStore implements InboxStore {
                 now.plus(r.lease()),
                 now,
                 cur.lastError());
-    Statements s = statements();
+    Statements s = statements(c);
     try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
       ps.setString(1, next.state().name());
       s.dialect.setInstant(ps, 2, next.leaseUntil());
@@ -698,7 +706,7 @@ public final class JdbcInboxStore implements InboxStore {
   }
 
   List<BeginResult> beginBatchOn(Connection c, List<BeginRequest> requests) throws SQLException {
-    Statements s = statements();
+    Statements s = statements(c);
     Map<String, BeginRequest> firsts = new LinkedHashMap<>();
     for (BeginRequest r : requests) {
       firsts.putIfAbsent(r.messageId(), r);
@@ -805,7 +813,7 @@ public final class JdbcInboxStore implements InboxStore {
             "claim for message '" + claim.messageId() + "' appears twice in one batch");
       }
     }
-    Statements s = statements();
+    Statements s = statements(c);
     Map<String, InboxRecord> completed = new HashMap<>();
     List<Claim> distinct = new ArrayList<>(byId.values());
     for (int from = 0; from < distinct.size(); from += MAX_BATCH) {
@@ -840,7 +848,7 @@ public final class JdbcInboxStore implements InboxStore {
   /** Reads many records of one consumer with the database's time, keyed by message id. */
   Map<String, Snapshot> selectManyWithNow(Connection c, List<BeginRequest> requests)
       throws SQLException {
-    JdbcDialect d = statements().dialect;
+    JdbcDialect d = statements(c).dialect;
     List<String> ids = new ArrayList<>(requests.size());
     for (BeginRequest r : requests) {
       ids.add(r.messageId());
@@ -860,28 +868,77 @@ public final class JdbcInboxStore implements InboxStore {
   }
 
   private InboxRecord tryInsert(Connection c, BeginRequest r) throws SQLException {
-    Statements s = statements();
+    Statements s = statements(c);
     try (PreparedStatement ps = c.prepareStatement(s.insert)) {
       ps.setString(1, r.consumer());
       ps.setString(2, r.messageId());
       ps.setLong(3, micros(r.lease()));
       ps.setString(4, r.payloadHash());
-      if (s.dialect.insertReturnsRecord()) {
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? readRecord(rs) : null;
-        }
-      }
-      int inserted;
-      try {
-        inserted = ps.executeUpdate();
-      } catch (SQLException e) {
-        if (s.dialect.classify(e) == SqlErrorKind.UNIQUE_VIOLATION) {
-          return null; // only H2 gets here; it rolls back just this statement
-        }
-        throw e;
-      }
-      return inserted == 1 ? select(c, r.consumer(), r.messageId()) : null;
+      return insertedRecord(c, ps, r);
     }
+  }
+
+  /**
+   * Inserts {@code r}'s key as DONE (attempts 1, no lease) on {@code c} if it is absent, and
+   * returns the new record, or null if the key exists. Meant for an open transaction whose commit
+   * also carries the effect; until then the row lock keeps concurrent duplicates waiting.
+   */
+  InboxRecord insertDoneOn(Connection c, BeginRequest r) throws SQLException {
+    Statements s = statements(c);
+    try (PreparedStatement ps = c.prepareStatement(s.insertDone)) {
+      ps.setString(1, r.consumer());
+      ps.setString(2, r.messageId());
+      ps.setString(3, r.payloadHash());
+      return insertedRecord(c, ps, r);
+    }
+  }
+
+  /** Stores {@code result} on a DONE record written by this transaction; returns the record. */
+  InboxRecord keepResultOn(Connection c, InboxRecord done, byte[] result) throws SQLException {
+    checkResult(result);
+    try (PreparedStatement ps = c.prepareStatement(statements(c).keepResult)) {
+      ps.setBytes(1, result);
+      ps.setString(2, done.consumer());
+      ps.setString(3, done.messageId());
+      if (ps.executeUpdate() != 1) {
+        throw new IllegalStateException(
+            "the DONE record of message '"
+                + done.messageId()
+                + "' vanished inside its transaction");
+      }
+    }
+    return new InboxRecord(
+        done.consumer(),
+        done.messageId(),
+        done.state(),
+        done.attempts(),
+        done.leaseUntil(),
+        done.createdAt(),
+        done.updatedAt(),
+        done.lastError(),
+        done.payloadHash(),
+        result);
+  }
+
+  /** Runs an insert-if-absent and returns the inserted record, or null if the key existed. */
+  private InboxRecord insertedRecord(Connection c, PreparedStatement ps, BeginRequest r)
+      throws SQLException {
+    JdbcDialect d = statements(c).dialect;
+    if (d.insertReturnsRecord()) {
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? readRecord(rs) : null;
+      }
+    }
+    int inserted;
+    try {
+      inserted = ps.executeUpdate();
+    } catch (SQLException e) {
+      if (d.classify(e) == SqlErrorKind.UNIQUE_VIOLATION) {
+        return null; // only H2 gets here; it rolls back just this statement
+      }
+      throw e;
+    }
+    return inserted == 1 ? select(c, r.consumer(), r.messageId()) : null;
   }
 
   InboxRecord completeOn(Connection c, Claim claim, byte[] result) throws SQLException {
@@ -889,7 +946,7 @@ public final class JdbcInboxStore implements InboxStore {
     return fenced(
         c,
         claim,
-        statements().complete,
+        statements(c).complete,
         ps -> {
           ps.setBytes(1, result);
           return 2;
@@ -908,7 +965,7 @@ public final class JdbcInboxStore implements InboxStore {
    */
   private InboxRecord fenced(Connection c, Claim claim, FencedSql sql, Binder binder)
       throws SQLException {
-    Statements s = statements();
+    Statements s = statements(c);
     String text = sql.returning != null ? sql.returning : sql.plain;
     try (PreparedStatement ps = c.prepareStatement(text)) {
       int i = binder.bind(ps);
@@ -940,7 +997,7 @@ public final class JdbcInboxStore implements InboxStore {
 
   private Snapshot selectWithNow(Connection c, String consumer, String messageId)
       throws SQLException {
-    Statements s = statements();
+    Statements s = statements(c);
     try (PreparedStatement ps = c.prepareStatement(s.selectWithNow)) {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
@@ -951,7 +1008,7 @@ public final class JdbcInboxStore implements InboxStore {
   }
 
   InboxRecord select(Connection c, String consumer, String messageId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(statements().select)) {
+    try (PreparedStatement ps = c.prepareStatement(statements(c).select)) {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
       try (ResultSet rs = ps.executeQuery()) {
@@ -1198,6 +1255,8 @@ public final class JdbcInboxStore implements InboxStore {
   static final class Statements {
     final JdbcDialect dialect;
     final String insert;
+    final String insertDone;
+    final String keepResult;
     final String select;
     final String selectWithNow;
     final String takeover;
@@ -1217,6 +1276,8 @@ public final class JdbcInboxStore implements InboxStore {
       String key = " WHERE consumer = ? AND message_id = ?";
       String fence = key + " AND attempts = ? AND state = 'PROCESSING'";
       insert = d.insertIfAbsent(t);
+      insertDone = d.insertDoneIfAbsent(t);
+      keepResult = "UPDATE " + t + " SET result = ?" + key + " AND state = 'DONE'";
       select = "SELECT " + JdbcDialect.COLUMNS + " FROM " + t + key;
       selectWithNow =
           "SELECT " + JdbcDialect.COLUMNS + ", " + d.now() + " AS db_now FROM " + t + key;

@@ -27,12 +27,14 @@ import java.util.Objects;
 
 /**
  * Consumes a message whose only effect is in the inbox's own database with one commit: the claim,
- * the handler's business writes and DONE go into a single transaction.
+ * the handler's business writes and DONE go into a single transaction. A new id costs three
+ * statements on PostgreSQL and MariaDB (insert the record DONE, the handler's writes, commit), the
+ * same as hand-written SQL would.
  *
  * <ul>
  *   <li>The primary key serialises concurrent duplicates: a second delivery waits for the first
- *       transaction (bounded by the lock timeout), then reports DUPLICATE, or IN_FLIGHT if the wait
- *       timed out.
+ *       transaction (bounded by the lock timeout, see {@link Builder#lockTimeout}), then reports
+ *       DUPLICATE, or IN_FLIGHT if the wait timed out.
  *   <li>A crash anywhere before the commit rolls everything back, the claim included, so a
  *       redelivery applies at once: no lease has to run out first.
  *   <li>A handler exception rolls the transaction back; the failure is then recorded in a short
@@ -51,6 +53,9 @@ import java.util.Objects;
  * message DEAD at the maximum. Thread-safe.
  */
 public final class OneCommitConsumer {
+
+  /** Retry hint of an IN_FLIGHT caused by the connection's own lock wait limit. */
+  private static final Duration IN_FLIGHT_RETRY_AFTER = Duration.ofSeconds(1);
 
   private final String name;
   private final JdbcInboxStore store;
@@ -121,27 +126,46 @@ public final class OneCommitConsumer {
       LocalTransaction tx, Message message, BeginRequest request, Failure failure)
       throws SQLException {
     Connection c = tx.connection();
-    BeginResult begun;
+    InboxRecord fresh;
+    BeginResult begun = null;
     try {
-      String timeout = store.dialect(c).lockTimeoutStatement(lockTimeout);
-      if (timeout != null) {
-        try (Statement st = c.createStatement()) {
-          st.execute(timeout);
+      if (lockTimeout != null) {
+        String timeout = store.dialect(c).lockTimeoutStatement(lockTimeout);
+        if (timeout != null) {
+          try (Statement st = c.createStatement()) {
+            st.execute(timeout);
+          }
         }
       }
-      begun = store.beginOn(c, request);
+      // A new id, the common case: insert it DONE straight away. Nobody sees that before the
+      // commit that also carries the business writes, and a rollback takes it back; meanwhile the
+      // key's lock keeps concurrent duplicates waiting. One statement instead of claim + DONE.
+      fresh = store.insertDoneOn(c, request);
+      if (fresh == null) {
+        begun = store.beginOn(c, request, false);
+      }
     } catch (SQLException e) {
       tx.rollback(e);
       if (store.dialect(c).classify(e) == SqlErrorKind.LOCK_TIMEOUT) {
         // Another transaction holds this message and is still running: redeliver later.
         steps.emit(InboxEvent.Kind.IN_FLIGHT, message.id(), 0, null);
         return new Outcome(
-            Outcome.Status.IN_FLIGHT, message.id(), 0, lockTimeout, null, null, null);
+            Outcome.Status.IN_FLIGHT,
+            message.id(),
+            0,
+            lockTimeout != null ? lockTimeout : IN_FLIGHT_RETRY_AFTER,
+            null,
+            null,
+            null);
       }
       throw e;
     } catch (RuntimeException e) {
       tx.rollback(e);
       throw e;
+    }
+    if (fresh != null) {
+      Claim claim = new Claim(name, message.id(), 1, fresh.createdAt().plus(config.lease()));
+      return runClaimed(tx, message, claim, fresh, failure);
     }
     // Whatever begin decided is committed: a DIED record must stay DEAD; the rest wrote nothing.
     if (!begun.claimed()) {
@@ -151,14 +175,20 @@ public final class OneCommitConsumer {
     if (begun.kind() == BeginResult.Kind.TAKEN_OVER) {
       steps.unclaimed(message, begun); // reports the takeover
     }
-    return runClaimed(tx, message, begun.claim(), failure);
+    return runClaimed(tx, message, begun.claim(), null, failure);
   }
 
-  private Outcome runClaimed(LocalTransaction tx, Message message, Claim claim, Failure failure)
+  /**
+   * Runs the handler under {@code claim} and commits. {@code insertedDone} is the DONE record this
+   * transaction inserted for a new id, or null when an existing record was claimed (PROCESSING) and
+   * still has to be completed.
+   */
+  private Outcome runClaimed(
+      LocalTransaction tx, Message message, Claim claim, InboxRecord insertedDone, Failure failure)
       throws SQLException {
     Connection c = tx.connection();
     steps.claimed(message, claim);
-    TransactionAttempt attempt = new TransactionAttempt(c, claim);
+    TransactionAttempt attempt = new TransactionAttempt(c, claim, insertedDone != null);
     try {
       handler.handle(message, attempt, c);
     } catch (Exception e) {
@@ -168,7 +198,13 @@ public final class OneCommitConsumer {
     }
     InboxRecord done;
     try {
-      done = store.completeOn(c, attempt.claim(), attempt.result);
+      if (insertedDone == null) {
+        done = store.completeOn(c, attempt.claim(), attempt.result);
+      } else if (attempt.result != null) {
+        done = store.keepResultOn(c, insertedDone, attempt.result);
+      } else {
+        done = insertedDone;
+      }
       tx.commit();
     } catch (SQLException | RuntimeException e) {
       tx.rollback(e);
@@ -180,12 +216,14 @@ public final class OneCommitConsumer {
   /** The attempt handed to the handler; the open transaction keeps the row, so no heartbeat. */
   private final class TransactionAttempt implements Attempt {
     private final Connection connection;
+    private final boolean insertedDone;
     private Claim claim;
     private byte[] result;
 
-    TransactionAttempt(Connection connection, Claim claim) {
+    TransactionAttempt(Connection connection, Claim claim, boolean insertedDone) {
       this.connection = connection;
       this.claim = claim;
+      this.insertedDone = insertedDone;
     }
 
     @Override
@@ -213,10 +251,25 @@ public final class OneCommitConsumer {
       return claim.leaseUntil();
     }
 
-    /** Extends inside the transaction; another connection would wait for this one's row lock. */
+    /**
+     * Extends inside the transaction; another connection would wait for this one's row lock. A
+     * record this transaction inserted DONE has no lease to write: until the commit nobody else can
+     * see it, let alone take it over, so only the nominal lease end moves.
+     */
     @Override
     public Instant extendLease(Duration lease) {
-      claim = store.extend(connection, claim, lease);
+      try {
+        if (insertedDone) {
+          if (lease == null || lease.isNegative() || lease.isZero()) {
+            throw new IllegalArgumentException("lease must be positive, was " + lease);
+          }
+          claim = claim.withLeaseUntil(store.currentTimeOn(connection).plus(lease));
+        } else {
+          claim = store.extend(connection, claim, lease);
+        }
+      } catch (SQLException e) {
+        throw store.translate("extend lease", e);
+      }
       return claim.leaseUntil();
     }
 
@@ -238,7 +291,7 @@ public final class OneCommitConsumer {
     private InboxConfig config = InboxConfig.ofDefaults();
     private InboxListener listener = InboxListener.NOOP;
     private DeadLetterHandler deadLetterHandler = DeadLetterHandler.NONE;
-    private Duration lockTimeout = Duration.ofSeconds(5);
+    private Duration lockTimeout;
     private Clock clock = Clock.systemUTC();
 
     private Builder(String name, JdbcInboxStore store) {
@@ -270,9 +323,17 @@ public final class OneCommitConsumer {
     }
 
     /**
-     * How long a delivery waits for a concurrent duplicate's transaction before reporting
-     * IN_FLIGHT. Applied per transaction on PostgreSQL; on MySQL/MariaDB and H2 the connection's
-     * own setting applies ({@code innodb_lock_wait_timeout}, {@code LOCK_TIMEOUT}). Default 5 s.
+     * Bounds, per transaction, how long a delivery waits for a concurrent duplicate's transaction
+     * before reporting IN_FLIGHT (retry after this long). Applied on PostgreSQL only ({@code SET
+     * LOCAL lock_timeout}), at the cost of one more statement per message; MySQL/MariaDB and H2
+     * have no per-transaction setting.
+     *
+     * <p>Default: none, so a duplicate waits as any writer on the connection does, up to the
+     * connection's own limit ({@code lock_timeout} on PostgreSQL, unlimited unless set; {@code
+     * innodb_lock_wait_timeout} on MySQL/MariaDB, 50 s by default; {@code LOCK_TIMEOUT} on H2).
+     * Setting that limit on the pool's connections (for example HikariCP's {@code connectionInitSql
+     * = "SET lock_timeout = '5s'"}) bounds the wait at no cost per message; a wait cut short by it
+     * also reports IN_FLIGHT, with a retry hint of one second.
      */
     public Builder lockTimeout(Duration lockTimeout) {
       this.lockTimeout = lockTimeout;
@@ -294,7 +355,7 @@ public final class OneCommitConsumer {
         throw new InvalidConfigurationException(
             "one-commit consumer '" + name + "' needs a handler: call handler(...) before build()");
       }
-      if (lockTimeout == null || lockTimeout.isNegative() || lockTimeout.isZero()) {
+      if (lockTimeout != null && (lockTimeout.isNegative() || lockTimeout.isZero())) {
         throw new InvalidConfigurationException(
             "lockTimeout must be a positive duration, was " + lockTimeout);
       }

@@ -22,6 +22,7 @@ import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -38,11 +39,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What only a database store can show, on one real database: the business write and DONE in one
@@ -313,6 +318,35 @@ abstract class AbstractJdbcStoreTest {
     assertThat(r.attempts()).isEqualTo(1);
   }
 
+  @Test
+  @DisplayName("one-commit: a new id can keep a result and extend its lease in the transaction")
+  void oneCommitKeepsResultAndExtendsOnANewId() throws Exception {
+    AtomicReference<Instant> before = new AtomicReference<>();
+    AtomicReference<Instant> extended = new AtomicReference<>();
+    OneCommitConsumer c =
+        oneCommit(
+                (m, a, conn) -> {
+                  insertEffect(conn, m.id(), "w");
+                  before.set(a.leaseUntil());
+                  extended.set(a.extendLease(Duration.ofMinutes(10)));
+                  a.keepResult("receipt-7".getBytes(StandardCharsets.UTF_8));
+                })
+            .build();
+    Outcome applied = c.consume(Message.of("oc-result"));
+    assertThat(applied.status()).isEqualTo(Status.APPLIED);
+    assertThat(new String(applied.result().orElseThrow(), StandardCharsets.UTF_8))
+        .isEqualTo("receipt-7");
+    assertThat(extended.get()).isAfter(before.get());
+    Outcome duplicate = c.consume(Message.of("oc-result"));
+    assertThat(duplicate.status()).isEqualTo(Status.DUPLICATE);
+    assertThat(new String(duplicate.result().orElseThrow(), StandardCharsets.UTF_8))
+        .isEqualTo("receipt-7");
+    InboxRecord r = store.find("ledger", "oc-result").orElseThrow();
+    assertThat(r.state()).isEqualTo(RecordState.DONE);
+    assertThat(r.leaseUntil()).isNull();
+    assertThat(effects("oc-result")).isEqualTo(1);
+  }
+
   /** Thrown by a handler to stand for the process dying before the commit. */
   static final class SimulatedCrash extends Error {
     private static final long serialVersionUID = 1L;
@@ -423,10 +457,15 @@ abstract class AbstractJdbcStoreTest {
     assertThat(effects("oc-race")).isEqualTo(1);
   }
 
-  @Test
+  @ParameterizedTest(name = "lock limit set per transaction: {0}")
+  @ValueSource(booleans = {false, true})
   @Timeout(60)
   @DisplayName("one-commit: a duplicate that waits past the lock timeout reports IN_FLIGHT")
-  void oneCommitLockTimeout() throws Exception {
+  void oneCommitLockTimeout(boolean perTransaction) throws Exception {
+    // Per transaction is PostgreSQL's SET LOCAL; elsewhere only the connection's setting exists.
+    Assumptions.assumeTrue(
+        !perTransaction || store.dialect().lockTimeoutStatement(Duration.ofMillis(300)) != null,
+        "this database has no per-transaction lock timeout");
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     OneCommitConsumer slow =
@@ -437,15 +476,17 @@ abstract class AbstractJdbcStoreTest {
                   release.await(30, TimeUnit.SECONDS);
                 })
             .build();
-    String lockSql = database().lockTimeoutSql(300);
+    String lockSql = perTransaction ? null : database().lockTimeoutSql(300);
     try (HikariDataSource impatientPool = database().newPool(2, lockSql)) {
       JdbcInboxStore impatientStore = JdbcInboxStore.builder(impatientPool).table(TABLE).build();
-      OneCommitConsumer impatient =
+      OneCommitConsumer.Builder builder =
           OneCommitConsumer.builder("ledger", impatientStore)
               .handler((m, a, conn) -> insertEffect(conn, m.id(), "impatient"))
-              .config(config(5))
-              .lockTimeout(Duration.ofMillis(300))
-              .build();
+              .config(config(5));
+      if (perTransaction) {
+        builder.lockTimeout(Duration.ofMillis(300));
+      }
+      OneCommitConsumer impatient = builder.build();
       ExecutorService pool = Executors.newSingleThreadExecutor();
       try {
         Future<Outcome> first = pool.submit(() -> slow.consume(Message.of("oc-lock")));

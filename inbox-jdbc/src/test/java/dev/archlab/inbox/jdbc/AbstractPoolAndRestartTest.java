@@ -166,6 +166,37 @@ abstract class AbstractPoolAndRestartTest {
 
   // ---- pool exhaustion ----------------------------------------------------------------------
 
+  @Test
+  @Timeout(60)
+  @DisplayName("one connection, store not yet used: one-commit and batch consumers need no second")
+  void oneConnectionSufficesBeforeTheDialectIsKnown() throws Exception {
+    try (HikariDataSource pool = database().newPool(1, null, POOL_TIMEOUT)) {
+      // A new store has not detected its dialect: doing so through the pool while a consumer
+      // holds the only connection would wait for the pool timeout and fail.
+      OneCommitConsumer oneCommit =
+          OneCommitConsumer.builder("one-conn", JdbcInboxStore.builder(pool).table(TABLE).build())
+              .handler((m, a, conn) -> insertEffect(conn, m.id(), "one-commit"))
+              .build();
+      assertThat(oneCommit.consume(Message.of("solo-1")).status()).isEqualTo(Status.APPLIED);
+      assertThat(oneCommit.consume(Message.of("solo-1")).status()).isEqualTo(Status.DUPLICATE);
+
+      BatchConsumer batch =
+          BatchConsumer.builder("one-conn-batch", JdbcInboxStore.builder(pool).table(TABLE).build())
+              .handler(
+                  (messages, conn) -> {
+                    for (Message m : messages) {
+                      insertEffect(conn, m.id(), "batch");
+                    }
+                  })
+              .build();
+      List<Outcome> outcomes =
+          batch.consume(List.of(Message.of("solo-2"), Message.of("solo-3"), Message.of("solo-1")));
+      assertThat(outcomes).extracting(Outcome::status).containsOnly(Status.APPLIED);
+    }
+    assertThat(effects("solo-1")).isEqualTo(2); // one per consumer: they dedup separately
+    assertThat(effects("solo-2")).isEqualTo(1);
+  }
+
   @ParameterizedTest(name = "{0} worker(s), pool of {0}")
   @ValueSource(ints = {1, 4})
   @Timeout(240)

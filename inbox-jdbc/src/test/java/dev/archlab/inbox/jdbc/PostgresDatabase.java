@@ -78,7 +78,7 @@ public final class PostgresDatabase extends TestDatabase {
 
   @Override
   String lockTimeoutSql(long millis) {
-    return null; // OneCommitConsumer sets it per transaction (SET LOCAL lock_timeout)
+    return "SET lock_timeout = " + millis;
   }
 
   @Override

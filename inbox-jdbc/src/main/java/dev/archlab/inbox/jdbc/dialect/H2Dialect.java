@@ -26,12 +26,12 @@ public class H2Dialect extends JdbcDialect {
   }
 
   @Override
-  public String insertIfAbsent(String table) {
+  protected String insertIfAbsent(String table, String stateAttemptsLease) {
     return "INSERT INTO "
         + table
         + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
-        + " payload_hash) VALUES (?, ?, 'PROCESSING', 1, "
-        + nowPlusMicros()
+        + " payload_hash) VALUES (?, ?, "
+        + stateAttemptsLease
         + ", CURRENT_TIMESTAMP(6), CURRENT_TIMESTAMP(6), ?)";
   }
 

@@ -48,7 +48,26 @@ public abstract class JdbcDialect {
    * it returns the inserted row's {@link #COLUMNS}; otherwise its update count says whether it
    * inserted.
    */
-  public abstract String insertIfAbsent(String table);
+  public final String insertIfAbsent(String table) {
+    return insertIfAbsent(table, "'PROCESSING', 1, " + nowPlusMicros());
+  }
+
+  /**
+   * {@code INSERT} of a new record that is DONE at once (attempts 1, no lease), doing nothing if
+   * the key exists: the one-commit mode's claim, made visible only by the commit that also carries
+   * the business writes. Parameters: consumer, message id, payload hash. Returns like {@link
+   * #insertIfAbsent(String)}.
+   */
+  public final String insertDoneIfAbsent(String table) {
+    return insertIfAbsent(table, "'DONE', 1, NULL");
+  }
+
+  /**
+   * The insert-if-absent statement with {@code stateAttemptsLease} as the SQL for the state,
+   * attempts and lease_until values; its parameters are consumer, message id, those of {@code
+   * stateAttemptsLease}, payload hash.
+   */
+  protected abstract String insertIfAbsent(String table, String stateAttemptsLease);
 
   /** Whether {@link #insertIfAbsent} returns the inserted row in one round trip. */
   public abstract boolean insertReturnsRecord();

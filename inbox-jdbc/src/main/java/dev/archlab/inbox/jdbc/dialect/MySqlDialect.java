@@ -52,12 +52,12 @@ public class MySqlDialect extends JdbcDialect {
   }
 
   @Override
-  public String insertIfAbsent(String table) {
+  protected String insertIfAbsent(String table, String stateAttemptsLease) {
     return "INSERT IGNORE INTO "
         + table
         + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
-        + " payload_hash) VALUES (?, ?, 'PROCESSING', 1, "
-        + nowPlusMicros()
+        + " payload_hash) VALUES (?, ?, "
+        + stateAttemptsLease
         + ", UTC_TIMESTAMP(6), UTC_TIMESTAMP(6), ?)"
         + (mariaDb ? " RETURNING " + COLUMNS : "");
   }

@@ -35,12 +35,12 @@ public class PostgresDialect extends JdbcDialect {
   }
 
   @Override
-  public String insertIfAbsent(String table) {
+  protected String insertIfAbsent(String table, String stateAttemptsLease) {
     return "INSERT INTO "
         + table
         + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
-        + " payload_hash) VALUES (?, ?, 'PROCESSING', 1, "
-        + nowPlusMicros()
+        + " payload_hash) VALUES (?, ?, "
+        + stateAttemptsLease
         + ", statement_timestamp(), statement_timestamp(), ?)"
         + " ON CONFLICT (consumer, message_id) DO NOTHING RETURNING "
         + COLUMNS;
