@@ -22,9 +22,9 @@ import java.util.Map;
  * </pre>
  *
  * <p>Options (defaults from the profile, {@code quick} unless given): {@code --warmup S}, {@code
- * --duration S}, {@code --connections 1,4,8}, {@code --systems floor,inbox-single,…}, {@code
- * --sizes 0,1000000,10000000}, {@code --scale-consumers 4}, {@code --scale-seconds S}, {@code --out
- * inbox-bench/target/bench}, {@code --docs docs}.
+ * --duration S}, {@code --rounds N}, {@code --connections 1,4,8}, {@code --systems
+ * floor,inbox-single,…}, {@code --sizes 0,1000000,10000000}, {@code --scale-consumers 4}, {@code
+ * --scale-seconds S}, {@code --out inbox-bench/target/bench}, {@code --docs docs}.
  */
 public final class BenchMain {
 
@@ -52,8 +52,9 @@ public final class BenchMain {
       case "all":
         MemoryRun.run(!full, out);
         try (BenchDatabase db = BenchDatabase.start()) {
-          writeMachine(db, out);
-          LoadHarness.run(db, load(o, full, out));
+          LoadHarness.Settings load = load(o, full, out);
+          writeMachine(db, out, describe(full, load));
+          LoadHarness.run(db, load);
           ScaleRun.run(db, scale(o, full, out));
         }
         LoadHarness.printTargets(out);
@@ -61,8 +62,9 @@ public final class BenchMain {
         break;
       case "load":
         try (BenchDatabase db = BenchDatabase.start()) {
-          writeMachine(db, out);
-          LoadHarness.run(db, load(o, full, out));
+          LoadHarness.Settings load = load(o, full, out);
+          writeMachine(db, out, describe(full, load));
+          LoadHarness.run(db, load);
         }
         LoadHarness.printTargets(out);
         break;
@@ -101,8 +103,9 @@ public final class BenchMain {
     return new LoadHarness.Settings(
         systems,
         connections,
-        Double.parseDouble(o.getOrDefault("warmup", full ? "20" : "5")),
-        Double.parseDouble(o.getOrDefault("duration", full ? "60" : "15")),
+        Double.parseDouble(o.getOrDefault("warmup", full ? "10" : "4")),
+        Double.parseDouble(o.getOrDefault("duration", full ? "20" : "8")),
+        Integer.parseInt(o.getOrDefault("rounds", full ? "3" : "2")),
         out);
   }
 
@@ -139,7 +142,20 @@ public final class BenchMain {
     return o;
   }
 
-  static void writeMachine(BenchDatabase db, Path out) throws Exception {
+  /** The run's profile and load settings, one line for the report. */
+  static String describe(boolean full, LoadHarness.Settings load) {
+    return String.format(
+        java.util.Locale.ROOT,
+        "%s profile on %s; load: %d round(s) x (%.0f s warm-up + %.0f s measured) per system and"
+            + " connection count",
+        full ? "full" : "quick",
+        java.time.LocalDate.now(java.time.ZoneOffset.UTC),
+        load.rounds(),
+        load.warmupSeconds(),
+        load.measureSeconds());
+  }
+
+  static void writeMachine(BenchDatabase db, Path out, String run) throws Exception {
     Runtime rt = Runtime.getRuntime();
     String cpu = "unknown";
     Path cpuinfo = Path.of("/proc/cpuinfo");
@@ -152,6 +168,7 @@ public final class BenchMain {
       }
     }
     List<List<Object>> rows = new ArrayList<>();
+    rows.add(List.of("run", run));
     rows.add(List.of("cpu", cpu));
     rows.add(List.of("cores", rt.availableProcessors()));
     rows.add(

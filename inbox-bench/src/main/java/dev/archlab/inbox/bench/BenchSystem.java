@@ -9,7 +9,6 @@ import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -239,7 +238,6 @@ public enum BenchSystem {
     OneCommitConsumer consumer =
         OneCommitConsumer.builder("inbox-1c", store)
             .handler((message, attempt, c) -> insertBusiness(c, message.id()))
-            .lockTimeout(Duration.ofSeconds(5))
             .build();
     return ids -> applied(consumer.consume(Message.of(ids.get(0))));
   }

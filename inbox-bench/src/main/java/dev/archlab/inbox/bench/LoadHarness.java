@@ -3,16 +3,25 @@ package dev.archlab.inbox.bench;
 import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * The JDBC load harness (not JMH: the cost is in the database, and a fixed-duration run with real
- * connection counts is what a user sees). For every connection count and every {@link BenchSystem}:
- * empty all tables, open a pool of exactly that many connections, run that many threads for a
- * warm-up and then a measured window, and record messages/s and per-message latency. All systems
- * share one embedded PostgreSQL with {@code fsync} on.
+ * connection counts is what a user sees). For every connection count, in each of several rounds,
+ * and for every {@link BenchSystem}: empty all tables, open a pool of exactly that many
+ * connections, run that many threads for a warm-up and then a measured window, and record
+ * messages/s and per-message latency. All systems share one embedded PostgreSQL with {@code fsync}
+ * on.
+ *
+ * <p>Rounds guard the ratios against drift on a shared machine (the disk's fsync latency and the
+ * neighbours change over minutes): each round runs the systems in a rotated order, so no system is
+ * always first or last, and a system's result pools its rounds (messages over measured seconds,
+ * percentiles over all latency samples).
  *
  * <p>Writes {@code load.csv} and {@code throughput.svg} to the output directory and prints every
  * target of issue #6 that the load run decides, as PASS or MISS. Run through {@link BenchMain}.
@@ -32,15 +41,23 @@ public final class LoadHarness {
           "floor",
           "ratio_to_floor");
 
-  /** How long to run and where to write. */
+  /** How long to run, how often, and where to write. */
   public record Settings(
       List<BenchSystem> systems,
       List<Integer> connections,
       double warmupSeconds,
       double measureSeconds,
-      Path outDir) {}
+      int rounds,
+      Path outDir) {
+    public Settings {
+      if (rounds < 1) {
+        throw new IllegalArgumentException("rounds must be >= 1, was " + rounds);
+      }
+      systems = List.copyOf(new LinkedHashSet<>(systems));
+    }
+  }
 
-  /** One system at one connection count. */
+  /** One system at one connection count, pooled over the rounds. */
   public record Result(
       BenchSystem system,
       int connections,
@@ -57,9 +74,26 @@ public final class LoadHarness {
   /** Runs every system at every connection count on {@code db}. */
   public static List<Result> run(BenchDatabase db, Settings settings) throws Exception {
     List<Result> results = new ArrayList<>();
+    List<BenchSystem> systems = settings.systems();
     for (int connections : settings.connections()) {
-      for (BenchSystem system : settings.systems()) {
-        Result r = runOne(db, system, connections, settings);
+      Map<BenchSystem, List<Measured>> windows = new EnumMap<>(BenchSystem.class);
+      for (int round = 0; round < settings.rounds(); round++) {
+        for (int i = 0; i < systems.size(); i++) {
+          BenchSystem system = systems.get((i + round) % systems.size());
+          Measured m = runOne(db, system, connections, settings);
+          windows.computeIfAbsent(system, k -> new ArrayList<>()).add(m);
+          System.out.printf(
+              Locale.ROOT,
+              "  round %d/%d %-18s %2d conn: %10.0f msg/s%n",
+              round + 1,
+              settings.rounds(),
+              system.label(),
+              connections,
+              m.window().messagesPerSecond());
+        }
+      }
+      for (BenchSystem system : systems) {
+        Result r = pooled(system, connections, windows.get(system));
         results.add(r);
         System.out.printf(
             Locale.ROOT,
@@ -75,7 +109,44 @@ public final class LoadHarness {
     return results;
   }
 
-  static Result runOne(BenchDatabase db, BenchSystem system, int connections, Settings settings)
+  /** One round's window and the business rows it left. */
+  record Measured(Workers.Window window, long businessRows) {}
+
+  static Result pooled(BenchSystem system, int connections, List<Measured> rounds) {
+    long messages = 0;
+    double seconds = 0;
+    long applied = 0;
+    long businessRows = 0;
+    int samples = 0;
+    for (Measured m : rounds) {
+      messages += m.window().messages();
+      seconds += m.window().seconds();
+      applied += m.window().appliedTotal();
+      businessRows += m.businessRows();
+      samples += m.window().sortedNanos().length;
+    }
+    long[] all = new long[samples];
+    int at = 0;
+    for (Measured m : rounds) {
+      long[] nanos = m.window().sortedNanos();
+      System.arraycopy(nanos, 0, all, at, nanos.length);
+      at += nanos.length;
+    }
+    Arrays.sort(all);
+    return new Result(
+        system,
+        connections,
+        messages,
+        seconds,
+        messages / seconds,
+        Latencies.percentileMicros(all, 50),
+        Latencies.percentileMicros(all, 99),
+        applied,
+        businessRows);
+  }
+
+  /** One measured window of {@code system}, after checking it did the same unit of work. */
+  static Measured runOne(BenchDatabase db, BenchSystem system, int connections, Settings settings)
       throws Exception {
     db.reset();
     try (HikariDataSource pool = db.pool(connections, system.label() + "-" + connections)) {
@@ -101,16 +172,7 @@ public final class LoadHarness {
                 + businessRows
                 + " business rows");
       }
-      return new Result(
-          system,
-          connections,
-          w.messages(),
-          w.seconds(),
-          w.messagesPerSecond(),
-          Latencies.percentileMicros(w.sortedNanos(), 50),
-          Latencies.percentileMicros(w.sortedNanos(), 99),
-          w.appliedTotal(),
-          businessRows);
+      return new Measured(w, businessRows);
     }
   }
 

@@ -38,7 +38,8 @@ class HarnessSmokeTest {
   void everySystemRunsAndTheReportIsWritten() throws Exception {
     List<LoadHarness.Result> results =
         LoadHarness.run(
-            db, new LoadHarness.Settings(List.of(BenchSystem.values()), List.of(1), 0.2, 1.0, out));
+            db,
+            new LoadHarness.Settings(List.of(BenchSystem.values()), List.of(1), 0.2, 1.0, 1, out));
     assertThat(results).hasSize(BenchSystem.values().length);
     for (LoadHarness.Result r : results) {
       assertThat(r.messages()).as(r.system().label()).isPositive();
@@ -56,7 +57,7 @@ class HarnessSmokeTest {
     assertThat(Csv.number(scale.get(1), "prune_rows")).isEqualTo(2_000);
     assertThat(Csv.number(scale.get(1), "claim_p50_us")).isPositive();
 
-    BenchMain.writeMachine(db, out);
+    BenchMain.writeMachine(db, out, "smoke test");
     List<Targets.Check> checks = LoadHarness.printTargets(out);
     assertThat(checks).extracting(Targets.Check::verdict).allMatch(v -> !v.isBlank());
     assertThat(Files.readString(out.resolve("throughput.svg")))
