@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,16 +29,116 @@ import java.util.concurrent.ConcurrentHashMap;
  * single-instance consumers whose effects need no durable dedup record. Records are lost when the
  * process ends.
  *
- * <p>Each key is guarded by its own monitor: operations on different message ids never wait for
- * each other, and there is no global lock. Memory stays bounded only if {@link #prune(Instant)} is
- * called (for example by {@link IdempotentConsumer#pruneExpired()} on a schedule).
+ * <p>Every decision is one atomic compare-and-set on the message's own entry, so operations on
+ * different message ids never wait for each other, there is no global lock, and a new id is claimed
+ * as cheaply as a {@code ConcurrentHashMap.putIfAbsent}. Memory stays bounded only if {@link
+ * #prune(Instant)} is called (for example by {@link IdempotentConsumer#pruneExpired()} on a
+ * schedule).
  *
  * <p>Time comes from the {@link Clock} given at construction, so tests can move it.
  */
 public final class MemoryInboxStore implements InboxStore {
 
   private final Clock clock;
-  private final ConcurrentHashMap<Key, Slot> slots = new ConcurrentHashMap<>();
+
+  /** Entries by consumer, then by message id; entries are immutable and replaced whole. */
+  private final ConcurrentHashMap<String, ConcurrentHashMap<String, Entry>> byConsumer =
+      new ConcurrentHashMap<>();
+
+  /**
+   * A record without its key and with times as epoch nanoseconds: less than half the heap of an
+   * {@link InboxRecord} and its three {@link Instant}s, which matters when millions are held.
+   * Compared by identity, so a compare-and-set succeeds only on the very entry that was read.
+   */
+  private static final class Entry {
+    private static final long NO_LEASE = Long.MIN_VALUE;
+
+    final RecordState state;
+    final int attempts;
+    final long leaseUntil;
+    final long createdAt;
+    final long updatedAt;
+    final String lastError;
+    final String payloadHash;
+    final byte[] result;
+
+    Entry(
+        RecordState state,
+        int attempts,
+        long leaseUntil,
+        long createdAt,
+        long updatedAt,
+        String lastError,
+        String payloadHash,
+        byte[] result) {
+      this.state = state;
+      this.attempts = attempts;
+      this.leaseUntil = leaseUntil;
+      this.createdAt = createdAt;
+      this.updatedAt = updatedAt;
+      this.lastError = lastError;
+      this.payloadHash = payloadHash;
+      this.result = result;
+    }
+
+    Entry(InboxRecord r) {
+      this(
+          r.state(),
+          r.attempts(),
+          r.leaseUntil() == null ? NO_LEASE : nanos(r.leaseUntil()),
+          nanos(r.createdAt()),
+          nanos(r.updatedAt()),
+          r.lastError(),
+          r.payloadHash(),
+          r.result());
+    }
+
+    /** This entry moved to {@code state} at {@code now}, with a lease ending at {@code until}. */
+    Entry moved(RecordState newState, Instant now, Instant until, String error, byte[] res) {
+      return new Entry(
+          newState,
+          attempts,
+          until == null ? NO_LEASE : nanos(until),
+          createdAt,
+          nanos(now),
+          error,
+          payloadHash,
+          res);
+    }
+
+    InboxRecord toRecord(String consumer, String messageId) {
+      return toRecord(consumer, messageId, instant(updatedAt));
+    }
+
+    /** As {@link #toRecord(String, String)}, reusing {@code updated} (equal to updatedAt). */
+    InboxRecord toRecord(String consumer, String messageId, Instant updated) {
+      return new InboxRecord(
+          consumer,
+          messageId,
+          state,
+          attempts,
+          leaseUntil == NO_LEASE ? null : instant(leaseUntil),
+          createdAt == updatedAt ? updated : instant(createdAt),
+          updated,
+          lastError,
+          payloadHash,
+          result);
+    }
+
+    private static long nanos(Instant t) {
+      try {
+        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
+      } catch (ArithmeticException e) {
+        throw new IllegalStateException(
+            "the memory store keeps times between the years 1678 and 2262; got " + t, e);
+      }
+    }
+
+    private static Instant instant(long nanos) {
+      return Instant.ofEpochSecond(
+          Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+    }
+  }
 
   /** A store on the system UTC clock. */
   public MemoryInboxStore() {
@@ -49,80 +150,82 @@ public final class MemoryInboxStore implements InboxStore {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  private record Key(String consumer, String messageId) {}
-
-  /**
-   * Holds one key's record. A slot removed by prune is marked so a thread that fetched it just
-   * before the removal retries with a fresh slot instead of writing into a detached one.
-   */
-  private static final class Slot {
-    InboxRecord record; // guarded by this
-    boolean removed; // guarded by this
-  }
-
   @Override
   public BeginResult begin(BeginRequest request) {
-    Key key = new Key(request.consumer(), request.messageId());
+    String consumer = request.consumer();
+    String id = request.messageId();
+    ConcurrentHashMap<String, Entry> entries = entriesOf(consumer);
     while (true) {
-      Slot slot = slotFor(key);
-      synchronized (slot) {
-        if (slot.removed) {
-          continue;
-        }
-        Instant now = clock.instant();
-        InboxRecord current = slot.record;
-        if (current == null) {
-          slot.record =
-              new InboxRecord(
-                  key.consumer,
-                  key.messageId,
-                  RecordState.PROCESSING,
-                  1,
-                  now.plus(request.lease()),
-                  now,
-                  now,
-                  null,
-                  request.payloadHash(),
-                  null);
-          return BeginResult.of(Kind.CLAIMED, slot.record, now);
-        }
-        if (request.payloadHash() != null
-            && current.payloadHash() != null
-            && !request.payloadHash().equals(current.payloadHash())) {
-          throw new PayloadMismatchException(key.consumer, key.messageId);
-        }
-        switch (current.state()) {
-          case DONE:
-            return BeginResult.of(Kind.DUPLICATE, current, now);
-          case DEAD:
-            return BeginResult.of(Kind.DEAD, current, now);
-          default:
-            break;
-        }
-        if (now.isBefore(current.leaseUntil())) {
-          return BeginResult.of(Kind.IN_FLIGHT, current, now);
-        }
-        if (current.attempts() >= request.maxAttempts()) {
-          String error =
-              current.lastError() != null
-                  ? current.lastError()
-                  : "lease expired without completion after "
-                      + current.attempts()
-                      + " attempt(s); the handler probably crashed the process";
-          slot.record =
-              current.transitioned(RecordState.DEAD, current.attempts(), null, now, error);
-          return BeginResult.of(Kind.DIED, slot.record, now);
-        }
-        slot.record =
-            current.transitioned(
+      Instant now = clock.instant();
+      Entry found = entries.get(id);
+      if (found == null) {
+        InboxRecord fresh =
+            new InboxRecord(
+                consumer,
+                id,
                 RecordState.PROCESSING,
-                current.attempts() + 1,
+                1,
                 now.plus(request.lease()),
                 now,
-                current.lastError());
-        return BeginResult.of(Kind.TAKEN_OVER, slot.record, now);
+                now,
+                null,
+                request.payloadHash(),
+                null);
+        if (entries.putIfAbsent(id, new Entry(fresh)) == null) {
+          return BeginResult.of(Kind.CLAIMED, fresh, now);
+        }
+        continue; // another caller inserted it first: decide on theirs
       }
+      BeginResult decided = decide(request, found.toRecord(consumer, id), now);
+      if (decided.kind() != Kind.TAKEN_OVER && decided.kind() != Kind.DIED) {
+        return decided;
+      }
+      if (entries.replace(id, found, new Entry(decided.record()))) {
+        return decided;
+      }
+      // Changed (or pruned) since it was read: look again.
     }
+  }
+
+  /** What begin answers for {@code current}; a takeover or death is not yet written. */
+  private static BeginResult decide(BeginRequest request, InboxRecord current, Instant now) {
+    if (request.payloadHash() != null
+        && current.payloadHash() != null
+        && !request.payloadHash().equals(current.payloadHash())) {
+      throw new PayloadMismatchException(request.consumer(), request.messageId());
+    }
+    switch (current.state()) {
+      case DONE:
+        return BeginResult.of(Kind.DUPLICATE, current, now);
+      case DEAD:
+        return BeginResult.of(Kind.DEAD, current, now);
+      default:
+        break;
+    }
+    if (now.isBefore(current.leaseUntil())) {
+      return BeginResult.of(Kind.IN_FLIGHT, current, now);
+    }
+    if (current.attempts() >= request.maxAttempts()) {
+      String error =
+          current.lastError() != null
+              ? current.lastError()
+              : "lease expired without completion after "
+                  + current.attempts()
+                  + " attempt(s); the handler probably crashed the process";
+      return BeginResult.of(
+          Kind.DIED,
+          current.transitioned(RecordState.DEAD, current.attempts(), null, now, error),
+          now);
+    }
+    return BeginResult.of(
+        Kind.TAKEN_OVER,
+        current.transitioned(
+            RecordState.PROCESSING,
+            current.attempts() + 1,
+            now.plus(request.lease()),
+            now,
+            current.lastError()),
+        now);
   }
 
   @Override
@@ -135,43 +238,26 @@ public final class MemoryInboxStore implements InboxStore {
               + InboxRecord.MAX_RESULT_BYTES
               + " bytes");
     }
+    byte[] kept = result == null ? null : result.clone();
     return fenced(
-        claim,
-        (current, now) ->
-            new InboxRecord(
-                current.consumer(),
-                current.messageId(),
-                RecordState.DONE,
-                current.attempts(),
-                null,
-                current.createdAt(),
-                now,
-                current.lastError(),
-                current.payloadHash(),
-                result));
+        claim, (found, now) -> found.moved(RecordState.DONE, now, null, found.lastError, kept));
   }
 
   @Override
   public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
     requireNonNegative(retryDelay, "retryDelay");
+    String bounded = InboxRecord.boundError(error);
     return fenced(
         claim,
-        (current, now) ->
-            current.transitioned(
-                RecordState.PROCESSING,
-                current.attempts(),
-                now.plus(retryDelay),
-                now,
-                InboxRecord.boundError(error)));
+        (found, now) ->
+            found.moved(RecordState.PROCESSING, now, now.plus(retryDelay), bounded, found.result));
   }
 
   @Override
   public InboxRecord markDead(Claim claim, String error) {
+    String bounded = InboxRecord.boundError(error);
     return fenced(
-        claim,
-        (current, now) ->
-            current.transitioned(
-                RecordState.DEAD, current.attempts(), null, now, InboxRecord.boundError(error)));
+        claim, (found, now) -> found.moved(RecordState.DEAD, now, null, bounded, found.result));
   }
 
   @Override
@@ -182,40 +268,37 @@ public final class MemoryInboxStore implements InboxStore {
     }
     return fenced(
             claim,
-            (current, now) ->
-                current.transitioned(
-                    RecordState.PROCESSING,
-                    current.attempts(),
-                    now.plus(lease),
-                    now,
-                    current.lastError()))
+            (found, now) ->
+                found.moved(
+                    RecordState.PROCESSING, now, now.plus(lease), found.lastError, found.result))
         .toClaim();
   }
 
   @Override
   public long prune(Instant before) {
     Objects.requireNonNull(before, "before");
-    return pruneWhere(null, before);
+    long removed = 0;
+    for (ConcurrentHashMap<String, Entry> entries : byConsumer.values()) {
+      removed += pruneFrom(entries, before);
+    }
+    return removed;
   }
 
   @Override
   public long prune(String consumer, Instant before) {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Objects.requireNonNull(before, "before");
-    return pruneWhere(consumer, before);
+    ConcurrentHashMap<String, Entry> entries = byConsumer.get(consumer);
+    return entries == null ? 0 : pruneFrom(entries, before);
   }
 
   @Override
   public Optional<InboxRecord> find(String consumer, String messageId) {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
-    Slot slot = slots.get(new Key(consumer, messageId));
-    if (slot == null) {
-      return Optional.empty();
-    }
-    synchronized (slot) {
-      return slot.removed ? Optional.empty() : Optional.ofNullable(slot.record);
-    }
+    ConcurrentHashMap<String, Entry> entries = byConsumer.get(consumer);
+    Entry entry = entries == null ? null : entries.get(messageId);
+    return entry == null ? Optional.empty() : Optional.of(entry.toRecord(consumer, messageId));
   }
 
   @Override
@@ -228,15 +311,14 @@ public final class MemoryInboxStore implements InboxStore {
       throw new IllegalArgumentException("limit must be >= 0, was " + limit);
     }
     List<InboxRecord> found = new ArrayList<>();
-    for (Slot slot : slots.values()) {
-      InboxRecord record;
-      synchronized (slot) {
-        record = slot.removed ? null : slot.record;
+    for (Map.Entry<String, ConcurrentHashMap<String, Entry>> c : byConsumer.entrySet()) {
+      if (consumer != null && !consumer.equals(c.getKey())) {
+        continue;
       }
-      if (record != null
-          && record.state() == state
-          && (consumer == null || consumer.equals(record.consumer()))) {
-        found.add(record);
+      for (Map.Entry<String, Entry> e : c.getValue().entrySet()) {
+        if (e.getValue().state == state) {
+          found.add(e.getValue().toRecord(c.getKey(), e.getKey()));
+        }
       }
     }
     found.sort(
@@ -253,59 +335,65 @@ public final class MemoryInboxStore implements InboxStore {
 
   /** Number of records held, for tests and gauges. */
   public int size() {
-    return slots.size();
+    long total = 0;
+    for (ConcurrentHashMap<String, Entry> entries : byConsumer.values()) {
+      total += entries.mappingCount();
+    }
+    return (int) Math.min(Integer.MAX_VALUE, total);
   }
 
-  private Slot slotFor(Key key) {
-    Slot slot = slots.get(key);
+  private ConcurrentHashMap<String, Entry> entriesOf(String consumer) {
+    ConcurrentHashMap<String, Entry> entries = byConsumer.get(consumer);
     // get() first: computeIfAbsent may lock the hash bin even when the key is present.
-    return slot != null ? slot : slots.computeIfAbsent(key, k -> new Slot());
+    return entries != null
+        ? entries
+        : byConsumer.computeIfAbsent(consumer, k -> new ConcurrentHashMap<>());
   }
 
-  private long pruneWhere(String consumer, Instant before) {
+  private static long pruneFrom(ConcurrentHashMap<String, Entry> entries, Instant before) {
+    long beforeNanos = Entry.nanos(before);
     long removed = 0;
-    for (var entry : slots.entrySet()) {
-      Slot slot = entry.getValue();
-      synchronized (slot) {
-        InboxRecord record = slot.record;
-        if (!slot.removed
-            && record != null
-            && record.state() == RecordState.DONE
-            && record.updatedAt().isBefore(before)
-            && (consumer == null || consumer.equals(record.consumer()))) {
-          slot.removed = true;
-          slots.remove(entry.getKey(), slot);
-          removed++;
-        }
+    for (Map.Entry<String, Entry> e : entries.entrySet()) {
+      Entry entry = e.getValue();
+      // Conditional on the very entry read: one that changed meanwhile is left alone.
+      if (entry.state == RecordState.DONE
+          && entry.updatedAt < beforeNanos
+          && entries.remove(e.getKey(), entry)) {
+        removed++;
       }
     }
     return removed;
   }
 
   private interface Transition {
-    InboxRecord apply(InboxRecord current, Instant now);
+    Entry apply(Entry found, Instant now);
   }
 
+  /**
+   * Applies {@code transition} if {@code claim} still owns its record, as one compare-and-set on
+   * the record it checked.
+   */
   private InboxRecord fenced(Claim claim, Transition transition) {
     Objects.requireNonNull(claim, "claim");
-    Slot slot = slots.get(new Key(claim.consumer(), claim.messageId()));
-    if (slot == null) {
-      throw new UnknownClaimException(claim, "no record exists for this key");
-    }
-    synchronized (slot) {
-      InboxRecord current = slot.removed ? null : slot.record;
-      if (current == null) {
+    ConcurrentHashMap<String, Entry> entries = byConsumer.get(claim.consumer());
+    while (true) {
+      Entry found = entries == null ? null : entries.get(claim.messageId());
+      if (found == null) {
         throw new UnknownClaimException(claim, "no record exists for this key");
       }
-      if (claim.fencingToken() > current.attempts()) {
+      if (claim.fencingToken() > found.attempts) {
         throw new UnknownClaimException(
-            claim, "the record has only reached attempt " + current.attempts());
+            claim, "the record has only reached attempt " + found.attempts);
       }
-      if (current.state() != RecordState.PROCESSING || current.attempts() != claim.fencingToken()) {
-        throw new LeaseLostException(claim, current.state(), current.attempts());
+      if (found.state != RecordState.PROCESSING || found.attempts != claim.fencingToken()) {
+        throw new LeaseLostException(claim, found.state, found.attempts);
       }
-      slot.record = transition.apply(current, clock.instant());
-      return slot.record;
+      Instant now = clock.instant();
+      Entry next = transition.apply(found, now);
+      if (entries.replace(claim.messageId(), found, next)) {
+        return next.toRecord(claim.consumer(), claim.messageId(), now);
+      }
+      // Changed since it was read (an extension racing a completion): check again.
     }
   }
 
