@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Turns one run's CSVs ({@code load.csv}, {@code memory.csv}, {@code scale.csv}, {@code
  * machine.csv}) into {@code docs/BENCHMARKS.md} with the tables, the targets, the chart (copied
- * next to it) and the machine. Only reads what the run wrote, so the document never mixes runs.
+ * next to it) and the machine. Only reads what the run wrote, so the document never mixes runs; the
+ * one hand-written part, the analysis of the misses ({@value #ANALYSIS}), is included as is.
  */
 public final class ReportWriter {
 
@@ -20,6 +21,9 @@ public final class ReportWriter {
   static final String REPRODUCE =
       "./mvnw -B -q package -pl inbox-bench -am -DskipTests"
           + " && java -jar inbox-bench/target/inbox-bench.jar all --profile full";
+
+  /** The hand-written analysis, relative to the docs directory, included when present. */
+  static final String ANALYSIS = "benchmarks/analysis.md";
 
   private ReportWriter() {}
 
@@ -57,6 +61,13 @@ public final class ReportWriter {
           .append(" | ")
           .append(c.verdict())
           .append(" |\n");
+    }
+    Path analysis = docsDir.resolve(ANALYSIS);
+    if (Files.exists(analysis)) {
+      // Hand-written: why the misses miss. Kept apart so regenerating never overwrites it.
+      md.append('\n')
+          .append(Files.readString(analysis, StandardCharsets.UTF_8).strip())
+          .append('\n');
     }
     md.append("\n## JDBC load (PostgreSQL, fsync on)\n\n");
     md.append(
