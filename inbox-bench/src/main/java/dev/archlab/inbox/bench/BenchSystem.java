@@ -99,6 +99,9 @@ public enum BenchSystem {
      * @return how many of them were applied (business row inserted)
      */
     int deliver(List<String> ids) throws Exception;
+
+    /** Stops what the system started (background threads), before its pool is closed. */
+    default void close() throws Exception {}
   }
 
   /** Creates the driver on {@code pool}, which holds exactly the run's connection count. */
@@ -277,9 +280,9 @@ public enum BenchSystem {
   private static Driver camelOrphanLock(DataSource pool) throws Exception {
     // The context is only the repository's source of an executor for lock keep-alives; it is
     // never started, as in the repository's own tests.
+    DefaultCamelContext context = new DefaultCamelContext();
     JdbcOrphanLockAwareIdempotentRepository repo =
-        new JdbcOrphanLockAwareIdempotentRepository(
-            pool, "camel-orphan-lock", new DefaultCamelContext());
+        new JdbcOrphanLockAwareIdempotentRepository(pool, "camel-orphan-lock", context);
     // The keep-alive (one UPDATE per interval) shares the pool with the workers; with a pool as
     // small as the worker count it stalled the worker until the 30 s pool timeout, so a whole
     // window at 1 connection measured 0 msg/s. Its cost per message is nil, so it is set to fire
@@ -287,7 +290,19 @@ public enum BenchSystem {
     repo.setLockMaxAgeMillis(3_600_000);
     repo.setLockKeepAliveIntervalMillis(1_200_000);
     repo.start();
-    return ids -> camelUnit(pool, repo, ids.get(0));
+    return new Driver() {
+      @Override
+      public int deliver(List<String> ids) throws Exception {
+        return camelUnit(pool, repo, ids.get(0));
+      }
+
+      @Override
+      public void close() throws Exception {
+        // Otherwise its keep-alive thread outlives the run and fails on the closed pool.
+        repo.stop();
+        context.close();
+      }
+    };
   }
 
   private static Driver camelJdbc(DataSource pool) throws Exception {

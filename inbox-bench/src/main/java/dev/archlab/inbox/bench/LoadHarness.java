@@ -20,8 +20,9 @@ import java.util.Map;
  *
  * <p>Rounds guard the ratios against drift on a shared machine (the disk's fsync latency and the
  * neighbours change over minutes): each round runs the systems in a rotated order, so no system is
- * always first or last, and a system's result pools its rounds (messages over measured seconds,
- * percentiles over all latency samples).
+ * always first or last. A system's result pools its rounds (all measured messages over all measured
+ * seconds, percentiles over every latency sample), and every round is kept in {@code
+ * load_rounds.csv} to show the spread.
  *
  * <p>Writes {@code load.csv} and {@code throughput.svg} to the output directory and prints every
  * target of issue #6 that the load run decides, as PASS or MISS. Run through {@link BenchMain}.
@@ -40,6 +41,10 @@ public final class LoadHarness {
           "p99_us",
           "floor",
           "ratio_to_floor");
+
+  /** Columns of {@code load_rounds.csv}: every round, with the system's place in its order. */
+  static final List<String> ROUNDS_HEADER =
+      List.of("system", "connections", "round", "position", "msgs_per_s", "p50_us", "p99_us");
 
   /** How long to run, how often, and where to write. */
   public record Settings(
@@ -74,6 +79,7 @@ public final class LoadHarness {
   /** Runs every system at every connection count on {@code db}. */
   public static List<Result> run(BenchDatabase db, Settings settings) throws Exception {
     List<Result> results = new ArrayList<>();
+    List<List<Object>> roundRows = new ArrayList<>();
     List<BenchSystem> systems = settings.systems();
     for (int connections : settings.connections()) {
       Map<BenchSystem, List<Measured>> windows = new EnumMap<>(BenchSystem.class);
@@ -82,6 +88,15 @@ public final class LoadHarness {
           BenchSystem system = systems.get((i + round) % systems.size());
           Measured m = runOne(db, system, connections, settings);
           windows.computeIfAbsent(system, k -> new ArrayList<>()).add(m);
+          roundRows.add(
+              List.of(
+                  system.label(),
+                  connections,
+                  round + 1,
+                  i + 1,
+                  m.window().messagesPerSecond(),
+                  Latencies.percentileMicros(m.window().sortedNanos(), 50),
+                  Latencies.percentileMicros(m.window().sortedNanos(), 99)));
           System.out.printf(
               Locale.ROOT,
               "  round %d/%d %-18s %2d conn: %10.0f msg/s%n",
@@ -106,6 +121,7 @@ public final class LoadHarness {
       }
     }
     write(results, settings.outDir());
+    Csv.write(settings.outDir().resolve("load_rounds.csv"), ROUNDS_HEADER, roundRows);
     return results;
   }
 
@@ -151,15 +167,20 @@ public final class LoadHarness {
     db.reset();
     try (HikariDataSource pool = db.pool(connections, system.label() + "-" + connections)) {
       BenchSystem.Driver driver = system.open(pool);
-      Workers.Window w =
-          Workers.run(
-              (ids, sample) -> driver.deliver(ids),
-              connections,
-              system.batchSize(),
-              system.label() + "-" + connections,
-              settings.warmupSeconds(),
-              settings.measureSeconds(),
-              () -> 0);
+      Workers.Window w;
+      try {
+        w =
+            Workers.run(
+                (ids, sample) -> driver.deliver(ids),
+                connections,
+                system.batchSize(),
+                system.label() + "-" + connections,
+                settings.warmupSeconds(),
+                settings.measureSeconds(),
+                () -> 0);
+      } finally {
+        driver.close();
+      }
       long businessRows = db.count(BenchDatabase.BUSINESS_TABLE);
       // Every applied message inserted exactly one business row and no duplicate was applied:
       // a system that skipped or doubled work would not be doing the same unit of work.

@@ -51,6 +51,8 @@ class HarnessSmokeTest {
       assertThat(r.applied()).as(r.system().label()).isGreaterThanOrEqualTo(r.messages());
     }
 
+    assertThat(Csv.read(out.resolve("load_rounds.csv"))).hasSize(BenchSystem.values().length);
+
     ScaleRun.run(db, new ScaleRun.Settings(List.of(0L, 2_000L), 2, 0.1, 0.5, out));
     List<Map<String, String>> scale = Csv.read(out.resolve("scale.csv"));
     assertThat(scale).hasSize(2);
