@@ -86,6 +86,11 @@ final class DbOptions {
 
   /** A small pool on the resolved database; closed by the caller. */
   HikariDataSource dataSource(int poolSize) {
+    return new HikariDataSource(poolConfig(poolSize));
+  }
+
+  /** The pool's settings; separate so tests can put a faulty connection source under them. */
+  HikariConfig poolConfig(int poolSize) {
     String jdbcUrl = resolvedUrl();
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
@@ -108,7 +113,7 @@ final class DbOptions {
     // rejects every later connection (HikariCP issues #1944, #2269). The values are each
     // database's own default, so behaviour is the same as letting the driver decide.
     config.setTransactionIsolation(defaultIsolation(jdbcUrl));
-    return new HikariDataSource(config);
+    return config;
   }
 
   /** The database's own default isolation level, as a HikariCP isolation name. */

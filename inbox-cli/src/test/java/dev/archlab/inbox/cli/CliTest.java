@@ -138,6 +138,75 @@ class CliTest {
     }
   }
 
+  /**
+   * HikariCP learns the default isolation from its first connection; if that connection fails the
+   * check with a connection error (a backend terminated at that moment, as in the chaos runs), a
+   * pool left to detect it keeps -1 and refuses every later connection. The CLI's pool must outlive
+   * that first failure. The fault is injected into the first real PostgreSQL connection.
+   */
+  @Test
+  void poolSurvivesAFirstConnectionThatDiesDuringItsIsolationCheck() throws Exception {
+    String url = EmbeddedPostgres.url();
+    DbOptions options = new DbOptions();
+    options.url = url;
+    com.zaxxer.hikari.HikariConfig config = options.poolConfig(1);
+    java.util.concurrent.atomic.AtomicBoolean failedOnce =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    config.setDataSource(dyingOnFirstIsolationCheck(url, failedOnce));
+    try (com.zaxxer.hikari.HikariDataSource ds = new com.zaxxer.hikari.HikariDataSource(config)) {
+      for (int i = 0; i < 3; i++) {
+        try (java.sql.Connection c = ds.getConnection();
+            java.sql.Statement st = c.createStatement();
+            java.sql.ResultSet rs = st.executeQuery("SELECT 1")) {
+          assertThat(rs.next()).isTrue();
+        } catch (java.sql.SQLException e) {
+          // The first borrow may fail with the injected fault; later ones must not.
+          assertThat(i).as("borrow %d failed: %s", i, e).isZero();
+        }
+      }
+    }
+    assertThat(failedOnce).as("the fault was injected").isTrue();
+  }
+
+  /** Real connections, except that the first one's getTransactionIsolation dies like a cut. */
+  private static javax.sql.DataSource dyingOnFirstIsolationCheck(
+      String url, java.util.concurrent.atomic.AtomicBoolean failedOnce) {
+    org.postgresql.ds.PGSimpleDataSource real = new org.postgresql.ds.PGSimpleDataSource();
+    real.setURL(url);
+    return (javax.sql.DataSource)
+        java.lang.reflect.Proxy.newProxyInstance(
+            CliTest.class.getClassLoader(),
+            new Class<?>[] {javax.sql.DataSource.class},
+            (proxy, method, args) -> {
+              Object result;
+              try {
+                result = method.invoke(real, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+              if (!(result instanceof java.sql.Connection)) {
+                return result;
+              }
+              java.sql.Connection connection = (java.sql.Connection) result;
+              return java.lang.reflect.Proxy.newProxyInstance(
+                  CliTest.class.getClassLoader(),
+                  new Class<?>[] {java.sql.Connection.class},
+                  (p, m, a) -> {
+                    if (m.getName().equals("getTransactionIsolation")
+                        && failedOnce.compareAndSet(false, true)) {
+                      connection.close();
+                      throw new java.sql.SQLException(
+                          "An I/O error occurred while sending to the backend.", "08006");
+                    }
+                    try {
+                      return m.invoke(connection, a);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                      throw e.getCause();
+                    }
+                  });
+            });
+  }
+
   @Test
   void missingTableBeforeMigrateIsARuntimeFailure() {
     String fresh = "jdbc:h2:file:" + dir.resolve("fresh") + ";AUTO_SERVER=TRUE";
