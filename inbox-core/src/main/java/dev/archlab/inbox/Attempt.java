@@ -29,6 +29,7 @@ public interface Attempt {
   /**
    * Extends the lease to now + {@code lease} in the store's clock.
    *
+   * @throws InvalidArgumentException if {@code lease} is zero or negative; nothing is changed
    * @throws LeaseLostException if another instance has taken the message over
    */
   Instant extendLease(java.time.Duration lease);
@@ -37,7 +38,7 @@ public interface Attempt {
    * Keeps {@code result} with the DONE record, so duplicates get it back in {@link
    * Outcome#result()}. At most {@link InboxRecord#MAX_RESULT_BYTES} bytes.
    *
-   * @throws IllegalArgumentException if the result is too large
+   * @throws InvalidArgumentException if the result is too large
    */
   void keepResult(byte[] result);
 }

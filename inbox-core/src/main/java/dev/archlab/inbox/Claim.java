@@ -14,13 +14,14 @@ import java.util.Objects;
  * @param messageId the producer-made message id
  * @param fencingToken the attempt number this claim owns (1 for the first claim)
  * @param leaseUntil the end of the lease, in the store's clock
+ * @throws InvalidArgumentException if {@code fencingToken} is below 1
  */
 public record Claim(String consumer, String messageId, int fencingToken, Instant leaseUntil) {
   public Claim {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
     if (fencingToken < 1) {
-      throw new IllegalArgumentException("fencingToken must be >= 1, was " + fencingToken);
+      throw new InvalidArgumentException("fencingToken must be >= 1, was " + fencingToken);
     }
     Objects.requireNonNull(leaseUntil, "leaseUntil");
   }

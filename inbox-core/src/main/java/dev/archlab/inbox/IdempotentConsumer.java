@@ -12,6 +12,7 @@ import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -124,7 +125,7 @@ public final class IdempotentConsumer implements AutoCloseable {
             new BeginRequest(
                 name, message.id(), config.lease(), config.retryPolicy().maxAttempts(), hash));
     Outcome unclaimed = steps.unclaimed(message, begun);
-    return unclaimed != null ? unclaimed : runClaimed(message, begun.claim());
+    return unclaimed != null ? unclaimed : runClaimed(message, begun);
   }
 
   /**
@@ -140,9 +141,11 @@ public final class IdempotentConsumer implements AutoCloseable {
     return deleted;
   }
 
-  private Outcome runClaimed(Message message, Claim claim) {
+  private Outcome runClaimed(Message message, BeginResult begun) {
+    Claim claim = begun.claim();
     steps.claimed(message, claim);
-    RunningAttempt attempt = new RunningAttempt(message, claim);
+    RunningAttempt attempt =
+        new RunningAttempt(message, claim, Duration.between(begun.storeTime(), claim.leaseUntil()));
     ScheduledFuture<?> heartbeat = startHeartbeat(attempt);
     InboxRecord done;
     try {
@@ -153,13 +156,17 @@ public final class IdempotentConsumer implements AutoCloseable {
     } catch (Exception e) {
       if (attempt.hasHandlerReturned()) {
         // The effect ran but recording DONE failed: not a handler failure. Leave the claim to
-        // expire so the crash path retries it, rather than counting an attempt as failed.
+        // expire so the crash path retries it, rather than counting an attempt as failed. The
+        // rerun may repeat an effect outside the store's transaction: make that observable.
+        steps.completionFailed(message, attempt.claim(), e);
         throw e instanceof RuntimeException r
             ? r
             : new InboxException(
                 "recording message '" + message.id() + "' as DONE failed: " + e.getMessage(), e);
       }
-      attempt.finish();
+      // No renewal may land after the failure is recorded: it would replace the retry time with
+      // a fresh lease (fail keeps the token and PROCESSING, so a late extension still succeeds).
+      attempt.finishAndAwaitRenewal();
       if (attempt.leaseLostReported()) {
         throw attempt.lostLease();
       }
@@ -199,18 +206,29 @@ public final class IdempotentConsumer implements AutoCloseable {
     }
   }
 
-  /** The attempt handed to the handler; the heartbeat thread renews it too. */
+  /**
+   * The attempt handed to the handler; the heartbeat thread renews it too.
+   *
+   * <p>Renewals and the end of the attempt are ordered by {@link #finished} and {@link #renewing},
+   * both changed only under this attempt's lock: a heartbeat tick starts only while the attempt is
+   * not finished, and the failure path waits for a tick that had already started ({@link
+   * #finishAndAwaitRenewal}). The store calls themselves run outside the lock (see {@link
+   * #extend}).
+   */
   private final class RunningAttempt implements Attempt, ClaimedRun {
     private final Message message;
     private Claim claim; // guarded by this
     private boolean finished; // guarded by this
+    private boolean renewing; // guarded by this: a heartbeat tick is between its check and its end
+    private long leaseEndNanos; // guarded by this: System.nanoTime() estimate of the lease end
     private boolean handlerReturned; // guarded by this
     private LeaseLostException lostLease; // guarded by this
     private byte[] result; // guarded by this
 
-    RunningAttempt(Message message, Claim claim) {
+    RunningAttempt(Message message, Claim claim, Duration remainingLease) {
       this.message = message;
       this.claim = claim;
+      this.leaseEndNanos = System.nanoTime() + saturatedNanos(remainingLease);
     }
 
     @Override
@@ -281,6 +299,10 @@ public final class IdempotentConsumer implements AutoCloseable {
 
     @Override
     public Instant extendLease(Duration lease) {
+      Objects.requireNonNull(lease, "lease");
+      if (lease.isNegative() || lease.isZero()) {
+        throw new InvalidArgumentException("lease must be positive, was " + lease);
+      }
       try {
         return extend(lease);
       } catch (LeaseLostException lost) {
@@ -298,12 +320,18 @@ public final class IdempotentConsumer implements AutoCloseable {
      * handler (a pool sized to the number of workers).
      */
     private Instant extend(Duration lease) {
+      long startedNanos = System.nanoTime();
       Claim extended = store.extend(claim(), lease);
       synchronized (this) {
         // The handler and the heartbeat may extend at once: keep the later lease end. The fencing
         // token never changes within one attempt.
         if (extended.leaseUntil().isAfter(claim.leaseUntil())) {
           claim = extended;
+        }
+        // The store's "now" was no earlier than the call's start: a conservative lease end.
+        long end = startedNanos + saturatedNanos(lease);
+        if (end - leaseEndNanos > 0) {
+          leaseEndNanos = end;
         }
       }
       steps.emit(
@@ -316,10 +344,25 @@ public final class IdempotentConsumer implements AutoCloseable {
       result = ConsumeSteps.checkedResult(bytes);
     }
 
+    /** One heartbeat tick: renews the lease unless the attempt has finished. */
     void renewFromHeartbeat() {
-      if (isFinished()) {
-        return;
+      synchronized (this) {
+        if (finished) {
+          return; // a tick that finds the attempt finished must not extend
+        }
+        renewing = true;
       }
+      try {
+        renew();
+      } finally {
+        synchronized (this) {
+          renewing = false;
+          notifyAll();
+        }
+      }
+    }
+
+    private void renew() {
       // Not under this attempt's lock (see extend): the worker may finish while this tick runs.
       try {
         extend(config.lease());
@@ -351,8 +394,59 @@ public final class IdempotentConsumer implements AutoCloseable {
       finished = true;
     }
 
+    /**
+     * Ends the attempt after a handler failure: no heartbeat tick starts any more, and a tick
+     * already running is waited for, so that its extension cannot land after the failure is
+     * recorded and replace the retry time with a fresh lease.
+     *
+     * <p>The wait is bounded by the remaining lease (as this instance last extended it, measured on
+     * the local monotonic clock): a tick still stuck in the store by then is abandoned with a
+     * warning, since the lease is over anyway. The worker holds no store resource while it waits
+     * here in the lease mode and in {@code JdbcInboxStore.transactional} (its connection is closed
+     * when the handler's exception leaves the effect), so the tick cannot be waiting for the
+     * worker. With a caller-managed transaction the caller's connection stays open during the wait;
+     * a tick that needs a pooled connection meanwhile delays the failure by at most that bound.
+     */
+    synchronized void finishAndAwaitRenewal() {
+      finished = true;
+      boolean interrupted = false;
+      long remaining;
+      while (renewing && (remaining = leaseEndNanos - System.nanoTime()) > 0) {
+        try {
+          TimeUnit.NANOSECONDS.timedWait(this, remaining);
+        } catch (InterruptedException e) {
+          interrupted = true;
+          break;
+        }
+      }
+      if (renewing) {
+        LOG.log(
+            Level.WARNING,
+            "recording the failure of '"
+                + claim.messageId()
+                + "' without waiting longer for a lease renewal still in the store ("
+                + (interrupted ? "interrupted" : "the lease is over")
+                + "); that renewal may still move the retry time");
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
     synchronized Claim claim() {
       return claim;
+    }
+  }
+
+  /** {@code d} in nanoseconds, saturated instead of overflowing for absurdly long leases. */
+  private static long saturatedNanos(Duration d) {
+    if (d.isNegative()) {
+      return 0;
+    }
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE / 4; // still safe to add to System.nanoTime()
     }
   }
 
@@ -366,7 +460,7 @@ public final class IdempotentConsumer implements AutoCloseable {
     private InboxListener listener = InboxListener.NOOP;
     private DeadLetterHandler deadLetterHandler = DeadLetterHandler.NONE;
     private ScheduledExecutorService heartbeatScheduler;
-    private Clock clock = Clock.systemUTC();
+    private InstantSource clock = Clock.systemUTC();
 
     private Builder(String name, InboxStore store) {
       this.name = Identifiers.requireConsumerName(name, MAX_CONSUMER_NAME_LENGTH);
@@ -422,6 +516,14 @@ public final class IdempotentConsumer implements AutoCloseable {
      * live lease. Default: the system UTC clock.
      */
     public Builder clock(Clock clock) {
+      return clock((InstantSource) clock);
+    }
+
+    /**
+     * As {@link #clock(Clock)}, for any {@link InstantSource} (only {@link InstantSource#instant()}
+     * is read; no zone is needed).
+     */
+    public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }

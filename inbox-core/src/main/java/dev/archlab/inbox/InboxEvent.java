@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param consumer the consumer name
  * @param messageId the message id; null for {@link Kind#PRUNED}
  * @param attempts the record's attempt number when it happened; 0 when not applicable
- * @param error the handler's failure for FAILED and DEAD, the refusal for LEASE_LOST; else null
+ * @param error the handler's failure for FAILED and DEAD, the refusal for LEASE_LOST, the failure
+ *     to record DONE for COMPLETION_FAILED; else null
  * @param count records deleted, for PRUNED; else 0
  * @param at when the consumer saw it happen, by the consumer's own clock (for logs and metrics
  *     only: leases and retries never use this clock)
@@ -41,14 +42,33 @@ public record InboxEvent(
     IN_FLIGHT,
     /** The handler threw; the message will be retried after the backoff delay. */
     FAILED,
-    /** The message was parked as DEAD by this instance; the dead-letter path ran. */
+    /**
+     * The message was parked as DEAD by this instance and the dead-letter path ran: exactly one
+     * such event per parked message, so counting it counts poison messages. A later delivery of the
+     * parked message is {@link #DEAD_SEEN} instead.
+     */
     DEAD,
     /** A fenced write was refused: this instance's claim was taken over. */
     LEASE_LOST,
     /** A running handler's lease was renewed. */
     LEASE_EXTENDED,
     /** DONE records older than the retention were deleted. */
-    PRUNED
+    PRUNED,
+    /**
+     * A delivery found the record already DEAD: neither the handler nor the dead-letter path ran,
+     * the outcome is {@link Outcome.Status#DEAD} (acknowledge). Counts deliveries of parked
+     * messages, for example a broker still redelivering them; unlike {@link #DEAD} it may occur any
+     * number of times per message.
+     */
+    DEAD_SEEN,
+    /**
+     * The handler returned, but recording DONE failed for a reason other than a lost lease (the
+     * store was unreachable, the commit failed): {@code consume} throws, the claim is left to
+     * expire and the message runs again after its lease, so an effect outside the store's
+     * transaction may happen twice. This is the observable count of such possible repeats (SPEC
+     * §4); {@link #error()} is the failure.
+     */
+    COMPLETION_FAILED
   }
 
   public InboxEvent {

@@ -46,7 +46,7 @@ public record InboxRecord(
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(updatedAt, "updatedAt");
     if (attempts < 1) {
-      throw new IllegalArgumentException("attempts must be >= 1, was " + attempts);
+      throw new InvalidArgumentException("attempts must be >= 1, was " + attempts);
     }
     if (state == RecordState.PROCESSING) {
       Objects.requireNonNull(leaseUntil, "leaseUntil is required in state PROCESSING");

@@ -5,7 +5,7 @@ package dev.archlab.inbox;
  * IdempotentConsumer#MAX_CONSUMER_NAME_LENGTH}, or holding control characters or unpaired
  * surrogates. Nothing was written.
  */
-public class InvalidConsumerNameException extends InboxException {
+public class InvalidConsumerNameException extends InvalidArgumentException {
   private static final long serialVersionUID = 1L;
 
   public InvalidConsumerNameException(String message) {

@@ -83,10 +83,12 @@ public final class RetryPolicy {
   /**
    * The delay before the next attempt after attempt number {@code failedAttempt} (1-based) failed.
    * Always within {@code [0, maxDelay]}.
+   *
+   * @throws InvalidArgumentException if {@code failedAttempt} is below 1
    */
   public Duration delayAfter(int failedAttempt) {
     if (failedAttempt < 1) {
-      throw new IllegalArgumentException("failedAttempt must be >= 1, was " + failedAttempt);
+      throw new InvalidArgumentException("failedAttempt must be >= 1, was " + failedAttempt);
     }
     double base = initialDelay.toNanos() * Math.pow(multiplier, failedAttempt - 1);
     double capped = Math.min(base, maxDelay.toNanos());

@@ -10,6 +10,7 @@ import dev.archlab.inbox.internal.Fingerprint;
 import dev.archlab.inbox.memory.MemoryInboxStore;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.InboxStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -297,7 +298,12 @@ class IdempotentConsumerTest {
 
     assertThat(later.status()).isEqualTo(Status.DEAD);
     assertThat(deadLetters).hasValue(1);
-    assertThat(kinds()).doesNotContain(Kind.CLAIMED, Kind.DEAD);
+    // Metrics still see the delivery of a parked message, apart from the one DEAD per message.
+    assertThat(kinds()).containsExactly(Kind.DEAD_SEEN);
+    InboxEvent seen = events.get(0);
+    assertThat(seen.messageId()).isEqualTo("poison");
+    assertThat(seen.attempts()).isEqualTo(MAX_ATTEMPTS);
+    assertThat(seen.error()).isNull();
   }
 
   @Test
@@ -349,9 +355,87 @@ class IdempotentConsumerTest {
     assertThat(dead.lastError()).contains("lease expired");
 
     clock.advance(LEASE);
+    events.clear();
+    assertThat(c.consume(Message.of("crash")).status()).isEqualTo(Status.DEAD);
     assertThat(c.consume(Message.of("crash")).status()).isEqualTo(Status.DEAD);
     assertThat(deadLetters).hasValue(1);
     assertThat(handlerRuns).hasValue(0);
+    assertThat(kinds()).containsExactly(Kind.DEAD_SEEN, Kind.DEAD_SEEN);
+  }
+
+  @Test
+  void aFailedDoneWriteAfterTheHandlerReturnedIsReportedAsCompletionFailed() {
+    StoreUnavailableException down =
+        new StoreUnavailableException("database down", new java.io.IOException("reset"));
+    InboxStore failingCompletion =
+        new DelegatingStore(store) {
+          @Override
+          public InboxRecord complete(Claim claim, byte[] result) {
+            throw down;
+          }
+        };
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(NAME, failingCompletion)
+            .handler((m, a) -> handlerRuns.incrementAndGet())
+            .config(config().build())
+            .listener(recorder)
+            .build();
+    toClose.add(c);
+
+    assertThatThrownBy(() -> c.consume(Message.of("m1"))).isSameAs(down);
+
+    assertThat(handlerRuns).hasValue(1);
+    assertThat(kinds()).containsExactly(Kind.CLAIMED, Kind.COMPLETION_FAILED);
+    InboxEvent failed = events.get(1);
+    assertThat(failed.error()).isSameAs(down);
+    assertThat(failed.messageId()).isEqualTo("m1");
+    assertThat(failed.attempts()).isEqualTo(1);
+    // Not a handler failure: the claim is left to expire, and the rerun is a takeover.
+    InboxRecord r = record("m1");
+    assertThat(r.state()).isEqualTo(RecordState.PROCESSING);
+    assertThat(r.lastError()).isNull();
+    assertThat(r.leaseUntil()).isEqualTo(clock.instant().plus(LEASE));
+  }
+
+  @Test
+  void eventsAreTimeStampedByAnInstantSource() {
+    Instant fixed = Instant.parse("2030-01-02T03:04:05Z");
+    java.time.InstantSource source = () -> fixed;
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(NAME, store)
+            .handler(ok())
+            .listener(recorder)
+            .clock(source)
+            .build();
+    toClose.add(c);
+
+    c.consume(Message.of("m1"));
+
+    assertThat(events).isNotEmpty().allSatisfy(e -> assertThat(e.at()).isEqualTo(fixed));
+    // A Clock still selects the Clock overload, unchanged for existing callers.
+    assertThatCode(() -> IdempotentConsumer.builder(NAME, store).clock(clock))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(() -> IdempotentConsumer.builder(NAME, store).clock((java.time.Clock) null))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(
+            () -> IdempotentConsumer.builder(NAME, store).clock((java.time.InstantSource) null))
+        .isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void beginRequestRefusesOutOfRangeValuesWithInvalidArgument() {
+    assertThatThrownBy(() -> new BeginRequest(NAME, "m1", Duration.ZERO, 3, null))
+        .isExactlyInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("lease");
+    assertThatThrownBy(() -> new BeginRequest(NAME, "m1", LEASE, 0, null))
+        .isExactlyInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("maxAttempts");
+    assertThatThrownBy(() -> new Claim(NAME, "m1", 0, clock.instant()))
+        .isExactlyInstanceOf(InvalidArgumentException.class);
+    // Ids, names and settings have their own types, all of them refused arguments.
+    assertThat(new InvalidMessageIdException("x")).isInstanceOf(InvalidArgumentException.class);
+    assertThat(new InvalidConsumerNameException("x")).isInstanceOf(InvalidArgumentException.class);
+    assertThat(new InvalidConfigurationException("x")).isInstanceOf(InvalidArgumentException.class);
   }
 
   @Test
@@ -546,7 +630,7 @@ class IdempotentConsumerTest {
             (m, a) -> {
               try {
                 a.keepResult(new byte[InboxRecord.MAX_RESULT_BYTES + 1]);
-              } catch (IllegalArgumentException e) {
+              } catch (InvalidArgumentException e) {
                 refused.set(e);
               }
               a.keepResult(new byte[InboxRecord.MAX_RESULT_BYTES]);
@@ -556,7 +640,7 @@ class IdempotentConsumerTest {
 
     assertThat(InboxRecord.MAX_RESULT_BYTES).isEqualTo(64 * 1024);
     assertThat(refused.get())
-        .isInstanceOf(IllegalArgumentException.class)
+        .isExactlyInstanceOf(InvalidArgumentException.class)
         .hasMessageContaining("65537")
         .hasMessageContaining("65536");
     assertThat(outcome.status()).isEqualTo(Status.APPLIED);
@@ -657,6 +741,197 @@ class IdempotentConsumerTest {
     } finally {
       owner.shutdownNow();
     }
+  }
+
+  @Test
+  void aHeartbeatTickInFlightWhenTheHandlerThrowsCannotOverwriteTheRetryTime() throws Exception {
+    CountDownLatch tickInStore = new CountDownLatch(1);
+    CountDownLatch releaseTick = new CountDownLatch(1);
+    CountDownLatch tickDone = new CountDownLatch(1);
+    CountDownLatch handlerThrowing = new CountDownLatch(1);
+    AtomicBoolean firstTick = new AtomicBoolean(true);
+    AtomicReference<Thread> worker = new AtomicReference<>();
+    ScheduledThreadPoolExecutor scheduler =
+        new ScheduledThreadPoolExecutor(1, r -> new Thread(r, "test-heartbeat"));
+    InboxStore blockingTicks =
+        new DelegatingStore(store) {
+          @Override
+          public Claim extend(Claim claim, Duration lease) {
+            if (!Thread.currentThread().getName().equals("test-heartbeat")
+                || !firstTick.compareAndSet(true, false)) {
+              return super.extend(claim, lease);
+            }
+            // This tick has passed its "finished?" check; park it before its store write.
+            tickInStore.countDown();
+            try {
+              assertThat(releaseTick.await(5, TimeUnit.SECONDS)).isTrue();
+              return super.extend(claim, lease);
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            } finally {
+              tickDone.countDown();
+            }
+          }
+        };
+    ExecutorService owner = Executors.newSingleThreadExecutor();
+    try (IdempotentConsumer c =
+        IdempotentConsumer.builder(NAME, blockingTicks)
+            .handler(
+                (m, a) -> {
+                  worker.set(Thread.currentThread());
+                  assertThat(tickInStore.await(5, TimeUnit.SECONDS)).isTrue();
+                  handlerThrowing.countDown();
+                  throw new IllegalStateException("boom");
+                })
+            .config(config().heartbeatInterval(Duration.ofMillis(5)).build())
+            .listener(recorder)
+            .heartbeatScheduler(scheduler)
+            .build()) {
+      Instant t0 = clock.instant(); // the store's clock stands still
+      Future<Outcome> consuming = owner.submit(() -> c.consume(Message.of("m1")));
+      assertThat(handlerThrowing.await(5, TimeUnit.SECONDS)).isTrue();
+      // Release the tick once the worker has either recorded the failure (the race) or parked
+      // waiting for the tick (the fix): both are reached only after the handler threw.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (!consuming.isDone()
+          && worker.get().getState() != Thread.State.TIMED_WAITING
+          && worker.get().getState() != Thread.State.WAITING
+          && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      releaseTick.countDown();
+      Outcome outcome = consuming.get(5, TimeUnit.SECONDS);
+      assertThat(tickDone.await(5, TimeUnit.SECONDS)).isTrue();
+
+      // initialDelay 1 s, no jitter: the retry is due at t0 + 1 s, not at t0 + lease.
+      Instant retryAt = t0.plusSeconds(1);
+      assertThat(outcome.status()).isEqualTo(Status.FAILED);
+      assertThat(outcome.retryAt()).isEqualTo(retryAt);
+      assertThat(record("m1").state()).isEqualTo(RecordState.PROCESSING);
+      assertThat(record("m1").leaseUntil()).isEqualTo(retryAt);
+      assertThat(kinds()).containsExactly(Kind.CLAIMED, Kind.LEASE_EXTENDED, Kind.FAILED);
+      clock.advance(Duration.ofSeconds(1));
+      assertThat(rivalBegin("m1").kind()).isEqualTo(BeginResult.Kind.TAKEN_OVER);
+    } finally {
+      releaseTick.countDown();
+      owner.shutdownNow();
+      scheduler.shutdownNow();
+    }
+  }
+
+  @Test
+  void noHeartbeatTickStartsAfterTheHandlerFailed() throws Exception {
+    AtomicInteger extendsAfterFailure = new AtomicInteger();
+    AtomicBoolean failed = new AtomicBoolean();
+    CountDownLatch renewed = new CountDownLatch(1);
+    InboxStore counting =
+        new DelegatingStore(store) {
+          @Override
+          public Claim extend(Claim claim, Duration lease) {
+            if (failed.get()) {
+              extendsAfterFailure.incrementAndGet();
+            }
+            return super.extend(claim, lease);
+          }
+
+          @Override
+          public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
+            failed.set(true);
+            return super.fail(claim, error, retryDelay);
+          }
+        };
+    try (IdempotentConsumer c =
+        IdempotentConsumer.builder(NAME, counting)
+            .handler(
+                (m, a) -> {
+                  assertThat(renewed.await(5, TimeUnit.SECONDS)).isTrue();
+                  throw new IllegalStateException("boom");
+                })
+            .config(config().heartbeatInterval(Duration.ofMillis(1)).build())
+            .listener(
+                e -> {
+                  if (e.kind() == Kind.LEASE_EXTENDED) {
+                    renewed.countDown();
+                  }
+                })
+            .build()) {
+      Outcome outcome = c.consume(Message.of("m1"));
+      Thread.sleep(50); // fifty heartbeat periods
+
+      assertThat(outcome.status()).isEqualTo(Status.FAILED);
+      assertThat(extendsAfterFailure).hasValue(0);
+      assertThat(record("m1").leaseUntil()).isEqualTo(outcome.retryAt());
+    }
+  }
+
+  @Test
+  void defaultHeartbeatRenewsAtAThirdOfTheLease() throws Exception {
+    Duration lease = Duration.ofMillis(600);
+    MemoryInboxStore realTime = new MemoryInboxStore();
+    CountDownLatch renewed = new CountDownLatch(1);
+    List<InboxEvent> seen = new CopyOnWriteArrayList<>();
+    AtomicReference<Instant> claimedUntil = new AtomicReference<>();
+    AtomicReference<Instant> storedAfterRenewal = new AtomicReference<>();
+    AtomicReference<Instant> attemptAfterRenewal = new AtomicReference<>();
+    InboxConfig cfg = InboxConfig.custom().lease(lease).heartbeat().build();
+    assertThat(cfg.heartbeatInterval()).contains(Duration.ofMillis(200));
+    try (IdempotentConsumer c =
+        IdempotentConsumer.builder("hb-third", realTime)
+            .config(cfg)
+            .listener(
+                e -> {
+                  seen.add(e);
+                  if (e.kind() == Kind.LEASE_EXTENDED) {
+                    renewed.countDown();
+                  }
+                })
+            .handler(
+                (m, a) -> {
+                  claimedUntil.set(a.leaseUntil());
+                  assertThat(renewed.await(5, TimeUnit.SECONDS)).as("renewed").isTrue();
+                  storedAfterRenewal.set(
+                      realTime.find("hb-third", m.id()).orElseThrow().leaseUntil());
+                  attemptAfterRenewal.set(a.leaseUntil());
+                })
+            .build()) {
+      Outcome outcome = c.consume(Message.of("slow"));
+
+      assertThat(outcome.status()).isEqualTo(Status.APPLIED);
+      assertThat(storedAfterRenewal.get()).isAfter(claimedUntil.get());
+      assertThat(attemptAfterRenewal.get()).isAfter(claimedUntil.get());
+      assertThat(seen)
+          .extracting(InboxEvent::kind)
+          .startsWith(Kind.CLAIMED, Kind.LEASE_EXTENDED)
+          .doesNotContain(Kind.LEASE_LOST);
+    }
+  }
+
+  @Test
+  void extendLeaseRefusesANonPositiveLeaseWithoutTouchingTheStore() {
+    List<Throwable> refused = new ArrayList<>();
+    AtomicReference<InboxRecord> during = new AtomicReference<>();
+    IdempotentConsumer c =
+        consumer(
+            (m, a) -> {
+              InboxRecord before = record(m.id());
+              for (Duration bad : List.of(Duration.ZERO, Duration.ofSeconds(-1))) {
+                try {
+                  a.extendLease(bad);
+                } catch (InvalidArgumentException e) {
+                  refused.add(e);
+                }
+              }
+              during.set(record(m.id()));
+              assertThat(during.get()).isEqualTo(before);
+            });
+
+    Outcome outcome = c.consume(Message.of("m1"));
+
+    assertThat(refused)
+        .hasSize(2)
+        .allSatisfy(e -> assertThat(e).hasMessageContaining("lease must be positive"));
+    assertThat(outcome.status()).isEqualTo(Status.APPLIED);
+    assertThat(kinds()).containsExactly(Kind.CLAIMED, Kind.APPLIED);
   }
 
   // ---------------------------------------------------------------- build, prune, close

@@ -73,7 +73,7 @@ class RetryPolicyTest {
     RetryPolicy p = RetryPolicy.ofDefaults();
 
     assertThatThrownBy(() -> p.delayAfter(0))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isExactlyInstanceOf(InvalidArgumentException.class)
         .hasMessageContaining("failedAttempt")
         .hasMessageContaining("0");
   }

@@ -5,6 +5,7 @@ import dev.archlab.inbox.DeadLetterHandler;
 import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
@@ -12,8 +13,8 @@ import dev.archlab.inbox.RetryPolicy;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.InboxStore;
 import java.lang.System.Logger.Level;
-import java.time.Clock;
 import java.time.Duration;
+import java.time.InstantSource;
 
 /**
  * The steps every consumer shares once a store has answered: turning a begin that did not claim
@@ -29,7 +30,7 @@ public final class ConsumeSteps {
   private final RetryPolicy retryPolicy;
   private final InboxListener listener;
   private final DeadLetterHandler deadLetterHandler;
-  private final Clock clock;
+  private final InstantSource clock;
 
   public ConsumeSteps(
       String consumer,
@@ -37,7 +38,7 @@ public final class ConsumeSteps {
       RetryPolicy retryPolicy,
       InboxListener listener,
       DeadLetterHandler deadLetterHandler,
-      Clock clock) {
+      InstantSource clock) {
     this.consumer = consumer;
     this.store = store;
     this.retryPolicy = retryPolicy;
@@ -67,6 +68,8 @@ public final class ConsumeSteps {
             null,
             null);
       case DEAD:
+        // Parked earlier: no dead letter now, but metrics see every delivery of a parked message.
+        emit(InboxEvent.Kind.DEAD_SEEN, message.id(), record.attempts(), null);
         return Outcome.of(Outcome.Status.DEAD, record);
       case DIED:
         runDeadLetter(message, record);
@@ -85,6 +88,14 @@ public final class ConsumeSteps {
   /** Reports the claim and returns nothing; called just before the handler runs. */
   public void claimed(Message message, Claim claim) {
     emit(InboxEvent.Kind.CLAIMED, message.id(), claim.fencingToken(), null);
+  }
+
+  /**
+   * Reports that the handler returned under {@code claim} but recording DONE failed (not a lost
+   * lease): the message will run again once the lease expires, so its effect may repeat.
+   */
+  public void completionFailed(Message message, Claim claim, Throwable failure) {
+    emit(InboxEvent.Kind.COMPLETION_FAILED, message.id(), claim.fencingToken(), failure);
   }
 
   /** Reports a DONE record and returns its APPLIED outcome. */
@@ -170,11 +181,11 @@ public final class ConsumeSteps {
   }
 
   /**
-   * @throws IllegalArgumentException if {@code result} is over {@link InboxRecord#MAX_RESULT_BYTES}
+   * @throws InvalidArgumentException if {@code result} is over {@link InboxRecord#MAX_RESULT_BYTES}
    */
   public static byte[] checkedResult(byte[] result) {
     if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
-      throw new IllegalArgumentException(
+      throw new InvalidArgumentException(
           "result of "
               + result.length
               + " bytes exceeds the limit of "

@@ -35,6 +35,11 @@ public final class Identifiers {
     String problem = null;
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
+      if (c > ' ' && c < 0x7F) {
+        // Printable ASCII other than space, nearly every id: valid and not blank.
+        blank = false;
+        continue;
+      }
       int cp = c;
       if (Character.isHighSurrogate(c)
           && i + 1 < value.length()

@@ -1,7 +1,7 @@
 package dev.archlab.inbox.store;
 
 import dev.archlab.inbox.IdempotentConsumer;
-import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.internal.Identifiers;
 import java.time.Duration;
@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param maxAttempts a takeover of an expired claim that already used this many attempts parks the
  *     record as DEAD instead of claiming it
  * @param payloadHash fingerprint of the payload to record or compare; null to skip the check
+ * @throws dev.archlab.inbox.InvalidArgumentException if the lease is not positive or maxAttempts is
+ *     below 1 (ids and names: their own subclasses of it)
  */
 public record BeginRequest(
     String consumer, String messageId, Duration lease, int maxAttempts, String payloadHash) {
@@ -26,10 +28,10 @@ public record BeginRequest(
     Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
     Objects.requireNonNull(lease, "lease");
     if (lease.isNegative() || lease.isZero()) {
-      throw new InvalidConfigurationException("lease must be positive, was " + lease);
+      throw new InvalidArgumentException("lease must be positive, was " + lease);
     }
     if (maxAttempts < 1) {
-      throw new InvalidConfigurationException("maxAttempts must be >= 1, was " + maxAttempts);
+      throw new InvalidArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.archlab.inbox.store;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
@@ -18,6 +19,10 @@ import java.util.Optional;
  *
  * <p>Every time a store reads or writes (lease ends, retry times, {@code updatedAt}) comes from the
  * store's own clock, never the caller's, so callers with skewed clocks cannot steal live leases.
+ *
+ * <p>An argument out of range is refused with {@link InvalidArgumentException} (or the subclass for
+ * a bad id or consumer name) before anything is read or written; a {@code null} argument where none
+ * is allowed with {@link NullPointerException}.
  *
  * <p>Implementations must pass the contract suite in {@code inbox-testkit}. All methods are
  * thread-safe.
@@ -48,6 +53,7 @@ public interface InboxStore {
    *
    * @throws LeaseLostException if the record is no longer PROCESSING under this claim's token
    * @throws UnknownClaimException if no such record exists or the token was never issued
+   * @throws InvalidArgumentException if {@code result} is over {@link InboxRecord#MAX_RESULT_BYTES}
    */
   InboxRecord complete(Claim claim, byte[] result);
 
@@ -55,6 +61,8 @@ public interface InboxStore {
    * Records a failed attempt: the record stays PROCESSING, {@code lastError} is set and no one may
    * claim it before {@code retryDelay} has passed in the store's clock. Fenced like {@link
    * #complete}.
+   *
+   * @throws InvalidArgumentException if {@code retryDelay} is negative
    */
   InboxRecord fail(Claim claim, String error, Duration retryDelay);
 
@@ -66,6 +74,7 @@ public interface InboxStore {
    * like {@link #complete}.
    *
    * @return the claim with its new lease end
+   * @throws InvalidArgumentException if {@code lease} is zero or negative
    */
   Claim extend(Claim claim, Duration lease);
 
@@ -87,6 +96,7 @@ public interface InboxStore {
    * Up to {@code limit} records in {@code state}, oldest {@code createdAt} first.
    *
    * @param consumer only this consumer's records; null for all consumers
+   * @throws InvalidArgumentException if {@code limit} is negative
    */
   List<InboxRecord> list(RecordState state, String consumer, int limit);
 

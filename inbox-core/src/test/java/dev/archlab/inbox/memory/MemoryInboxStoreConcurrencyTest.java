@@ -22,11 +22,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * "No global lock on the hot path": a slow operation on one key (here a store clock that blocks
- * while the store is deciding for key A) must not hold up other keys, nor even other callers of key
- * A, and still exactly one caller claims A.
+ * while the store is deciding for key A, in begin or inside a fenced complete, fail or extend) must
+ * not hold up other keys, nor even other callers of key A, and still exactly one caller claims A.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class MemoryInboxStoreConcurrencyTest {
@@ -128,6 +130,92 @@ class MemoryInboxStoreConcurrencyTest {
     assertThat(a.kind()).isEqualTo(BeginResult.Kind.CLAIMED);
     assertThat(a.record().attempts()).isEqualTo(1);
     assertThat(store.find("orders", "A").orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
+  }
+
+  /** A fenced operation the store clock can park: each reads the clock inside fenced(). */
+  enum FencedOp {
+    COMPLETE,
+    FAIL,
+    EXTEND;
+
+    InboxRecord apply(MemoryInboxStore store, Claim claim) {
+      switch (this) {
+        case COMPLETE:
+          return store.complete(claim, new byte[] {42});
+        case FAIL:
+          return store.fail(claim, "boom", Duration.ofSeconds(5));
+        case EXTEND:
+        default:
+          store.extend(claim, LEASE.multipliedBy(2));
+          return store.find(claim.consumer(), claim.messageId()).orElseThrow();
+      }
+    }
+  }
+
+  /** Starts {@code op} on A's claim on a pool thread that the clock parks inside the store. */
+  private Future<InboxRecord> parkFenced(FencedOp op, Claim claimA) throws InterruptedException {
+    Future<InboxRecord> held =
+        pool.submit(
+            () -> {
+              clock.victim.set(Thread.currentThread());
+              return op.apply(store, claimA);
+            });
+    assertThat(clock.entered.await(10, TimeUnit.SECONDS))
+        .as("%s(A) reached the store clock inside the fenced write", op)
+        .isTrue();
+    return held;
+  }
+
+  @ParameterizedTest
+  @EnumSource(FencedOp.class)
+  void aFencedCallParkedInTheClockDoesNotBlockOtherKeysNorTheSameKey(FencedOp op) throws Exception {
+    Claim claimA = store.begin(request("orders", "A")).claim();
+    Future<InboxRecord> held = parkFenced(op, claimA);
+
+    Future<Integer> others =
+        pool.submit(
+            () -> {
+              int finished = 0;
+              for (int i = 0; i < 100; i++) {
+                String consumer = i % 2 == 0 ? "orders" : "shipping";
+                Claim claim = store.begin(request(consumer, "B" + i)).claim();
+                // Every fenced kind on other keys, each reading the same (non-parking) clock.
+                assertThat(store.extend(claim, LEASE).fencingToken()).isEqualTo(1);
+                InboxRecord end =
+                    i % 4 < 2 ? store.complete(claim, null) : store.fail(claim, "x", LEASE);
+                assertThat(end.state())
+                    .isEqualTo(i % 4 < 2 ? RecordState.DONE : RecordState.PROCESSING);
+                finished++;
+              }
+              // A fenced call on A itself passes the parked one: no lock is held for the key.
+              assertThat(store.extend(claimA, LEASE).leaseUntil()).isEqualTo(T0.plus(LEASE));
+              return finished;
+            });
+
+    assertThat(others.get(10, TimeUnit.SECONDS)).isEqualTo(100);
+    assertThat(held).as("%s(A) is still parked while the others finished", op).isNotDone();
+
+    clock.release.countDown();
+    // The parked call's compare-and-set meets the newer entry, re-checks the fence and applies.
+    InboxRecord a = held.get(10, TimeUnit.SECONDS);
+    assertThat(a).isEqualTo(store.find("orders", "A").orElseThrow());
+    assertThat(a.attempts()).isEqualTo(1);
+    switch (op) {
+      case COMPLETE:
+        assertThat(a.state()).isEqualTo(RecordState.DONE);
+        assertThat(a.result()).containsExactly(42);
+        break;
+      case FAIL:
+        assertThat(a.state()).isEqualTo(RecordState.PROCESSING);
+        assertThat(a.leaseUntil()).isEqualTo(T0.plusSeconds(5));
+        assertThat(a.lastError()).isEqualTo("boom");
+        break;
+      case EXTEND:
+      default:
+        assertThat(a.state()).isEqualTo(RecordState.PROCESSING);
+        assertThat(a.leaseUntil()).isEqualTo(T0.plus(LEASE.multipliedBy(2)));
+        break;
+    }
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConsumerNameException;
 import dev.archlab.inbox.InvalidMessageIdException;
 import dev.archlab.inbox.LeaseLostException;
@@ -143,10 +144,9 @@ public abstract class InboxStoreContractTest {
     }
     assertThat(statuses).containsExactly(Status.APPLIED, Status.DUPLICATE, Status.DUPLICATE);
     assertThat(calls).hasValue(1);
-    assertThat(store().find(CONSUMER, "m-1"))
-        .get()
-        .extracting(InboxRecord::state)
-        .isEqualTo(RecordState.DONE);
+    InboxRecord done = store().find(CONSUMER, "m-1").orElseThrow();
+    assertThat(done.state()).isEqualTo(RecordState.DONE);
+    assertThat(done.attempts()).isEqualTo(1);
   }
 
   @Test
@@ -184,6 +184,9 @@ public abstract class InboxStoreContractTest {
       assertThat(statuses)
           .allMatch(s -> s == Status.APPLIED || s == Status.IN_FLIGHT || s == Status.DUPLICATE);
       assertThat(calls).hasValue(1);
+      InboxRecord done = store().find(CONSUMER, "m-concurrent").orElseThrow();
+      assertThat(done.state()).isEqualTo(RecordState.DONE);
+      assertThat(done.attempts()).as("nobody took the live claim over").isEqualTo(1);
     } finally {
       pool.shutdownNow();
     }
@@ -219,8 +222,12 @@ public abstract class InboxStoreContractTest {
     assertThat(second.status()).isEqualTo(Status.FAILED);
     assertThat(second.attempts()).isEqualTo(2);
     assertThat(second.retryAfter()).isEqualTo(Duration.ofSeconds(2));
+    // Not before the second retry time either.
+    advance(Duration.ofSeconds(1));
+    assertThat(c.consume(m).status()).isEqualTo(Status.IN_FLIGHT);
+    assertThat(calls).hasValue(2);
 
-    advance(Duration.ofSeconds(2));
+    advance(Duration.ofSeconds(1));
     Outcome third = c.consume(m);
     assertThat(third.status()).isEqualTo(Status.APPLIED);
     assertThat(third.attempts()).isEqualTo(3);
@@ -242,8 +249,12 @@ public abstract class InboxStoreContractTest {
     BeginResult within = begin("m-crash");
     assertThat(within.kind()).isEqualTo(Kind.IN_FLIGHT);
     assertThat(within.retryAfter()).isPositive().isLessThanOrEqualTo(LEASE.dividedBy(2));
+    // Still nobody shortly before the lease ends, and the record is unchanged by the attempts.
+    advance(LEASE.dividedBy(2).minusSeconds(5));
+    assertThat(begin("m-crash").kind()).isEqualTo(Kind.IN_FLIGHT);
+    assertThat(store().find(CONSUMER, "m-crash").orElseThrow().attempts()).isEqualTo(1);
 
-    advance(LEASE);
+    advance(Duration.ofSeconds(5));
     BeginResult after = begin("m-crash");
     assertThat(after.kind()).isEqualTo(Kind.TAKEN_OVER);
     assertThat(after.record().attempts()).isEqualTo(2);
@@ -254,6 +265,14 @@ public abstract class InboxStoreContractTest {
     assertThat(begin("m-crash").kind()).isEqualTo(Kind.DUPLICATE);
     advance(LEASE.multipliedBy(100));
     assertThat(begin("m-crash").kind()).isEqualTo(Kind.DUPLICATE);
+    // Not through the consumer API either, nor by the crashed first owner.
+    AtomicInteger calls = new AtomicInteger();
+    assertThat(consumer(CONSUMER, counting(calls)).build().consume(Message.of("m-crash")).status())
+        .isEqualTo(Status.DUPLICATE);
+    assertThat(calls).hasValue(0);
+    assertThatThrownBy(() -> store().complete(first.claim(), null))
+        .isInstanceOf(LeaseLostException.class);
+    assertThat(store().find(CONSUMER, "m-crash").orElseThrow().attempts()).isEqualTo(2);
   }
 
   @Test
@@ -274,16 +293,31 @@ public abstract class InboxStoreContractTest {
   @Test
   @DisplayName("6. stale owner: A's lease is taken over, B completes, A's completion is refused")
   void staleOwnerIsFencedOut() {
-    AtomicInteger effects = new AtomicInteger();
+    AtomicInteger runsOfA = new AtomicInteger();
+    AtomicInteger runsOfB = new AtomicInteger();
+    List<InboxRecord> afterB = new CopyOnWriteArrayList<>();
     List<InboxEvent> eventsOfA = new CopyOnWriteArrayList<>();
-    IdempotentConsumer b = consumer(CONSUMER, (m, attempt) -> effects.incrementAndGet()).build();
+    byte[] resultOfA = "effect-of-A".getBytes(StandardCharsets.UTF_8);
+    byte[] resultOfB = "effect-of-B".getBytes(StandardCharsets.UTF_8);
+    IdempotentConsumer b =
+        consumer(
+                CONSUMER,
+                (m, attempt) -> {
+                  runsOfB.incrementAndGet();
+                  attempt.keepResult(resultOfB);
+                })
+            .build();
     IdempotentConsumer a =
         consumer(
                 CONSUMER,
                 (message, attempt) -> {
+                  runsOfA.incrementAndGet();
                   // A pauses past its lease (a GC pause); B takes over and finishes meanwhile.
                   advance(LEASE.plusSeconds(1));
                   assertThat(b.consume(message).status()).isEqualTo(Status.APPLIED);
+                  afterB.add(store().find(CONSUMER, message.id()).orElseThrow());
+                  // A's own effect, recorded with its completion: it must never be committed.
+                  attempt.keepResult(resultOfA);
                 })
             .listener(eventsOfA::add)
             .build();
@@ -298,11 +332,23 @@ public abstract class InboxStoreContractTest {
               assertThat(lost.currentState()).isEqualTo(RecordState.DONE);
               assertThat(lost.currentAttempts()).isEqualTo(2);
             });
-    assertThat(effects).hasValue(1);
-    assertThat(eventsOfA).extracting(InboxEvent::kind).contains(InboxEvent.Kind.LEASE_LOST);
+    assertThat(runsOfA).hasValue(1);
+    assertThat(runsOfB).hasValue(1);
+    assertThat(eventsOfA)
+        .extracting(InboxEvent::kind)
+        .containsOnlyOnce(InboxEvent.Kind.LEASE_LOST)
+        .doesNotContain(InboxEvent.Kind.APPLIED, InboxEvent.Kind.FAILED);
+    // One effect: the record is exactly what B's completion wrote; A's refused one changed nothing.
     InboxRecord record = store().find(CONSUMER, "m-stale").orElseThrow();
+    assertThat(afterB).hasSize(1);
+    assertThat(record).isEqualTo(afterB.get(0));
     assertThat(record.state()).isEqualTo(RecordState.DONE);
     assertThat(record.attempts()).isEqualTo(2);
+    assertThat(record.result()).isEqualTo(resultOfB);
+    Outcome duplicate = b.consume(Message.of("m-stale"));
+    assertThat(duplicate.status()).isEqualTo(Status.DUPLICATE);
+    assertThat(duplicate.result()).hasValueSatisfying(r -> assertThat(r).isEqualTo(resultOfB));
+    assertThat(runsOfA.get() + runsOfB.get()).isEqualTo(2);
   }
 
   @Test
@@ -335,6 +381,8 @@ public abstract class InboxStoreContractTest {
   void poisonMessageIsParkedAsDead() {
     AtomicInteger calls = new AtomicInteger();
     List<String> deadLetters = new CopyOnWriteArrayList<>();
+    List<InboxRecord> deadLetterRecords = new CopyOnWriteArrayList<>();
+    List<InboxEvent> events = new CopyOnWriteArrayList<>();
     IdempotentConsumer c =
         IdempotentConsumer.builder(CONSUMER, store())
             .handler(
@@ -343,7 +391,12 @@ public abstract class InboxStoreContractTest {
                   throw new IllegalArgumentException("cannot parse order");
                 })
             .config(config(3).build())
-            .deadLetterHandler((message, record) -> deadLetters.add(message.id()))
+            .listener(events::add)
+            .deadLetterHandler(
+                (message, record) -> {
+                  deadLetters.add(message.id());
+                  deadLetterRecords.add(record);
+                })
             .build();
     Message poison = Message.of("m-poison");
 
@@ -354,15 +407,47 @@ public abstract class InboxStoreContractTest {
     Outcome third = c.consume(poison);
     assertThat(third.status()).isEqualTo(Status.DEAD);
     assertThat(third.error()).hasMessage("cannot parse order");
+    assertThat(third.shouldAcknowledge()).isTrue();
     assertThat(deadLetters).containsExactly("m-poison");
+    // The dead-letter path sees the parked record, and runs once: one DEAD event.
+    assertThat(deadLetterRecords)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.state()).isEqualTo(RecordState.DEAD);
+              assertThat(r.attempts()).isEqualTo(3);
+            });
+    assertThat(events).filteredOn(e -> e.kind() == InboxEvent.Kind.DEAD).hasSize(1);
+    InboxRecord parked = store().find(CONSUMER, "m-poison").orElseThrow();
+    events.clear();
 
+    // Later deliveries, on this or another instance, report DEAD without running anything.
+    IdempotentConsumer other =
+        IdempotentConsumer.builder(CONSUMER, store())
+            .handler((message, attempt) -> calls.incrementAndGet())
+            .config(config(3).build())
+            .listener(events::add)
+            .deadLetterHandler((message, record) -> deadLetters.add(message.id()))
+            .build();
     for (int i = 0; i < 3; i++) {
       advance(Duration.ofMinutes(10));
-      assertThat(c.consume(poison).status()).isEqualTo(Status.DEAD);
+      Outcome later = (i % 2 == 0 ? c : other).consume(poison);
+      assertThat(later.status()).isEqualTo(Status.DEAD);
+      assertThat(later.shouldAcknowledge()).isTrue();
+      assertThat(later.attempts()).isEqualTo(3);
     }
     assertThat(calls).hasValue(3);
     assertThat(deadLetters).containsExactly("m-poison");
+    assertThat(events)
+        .extracting(InboxEvent::kind)
+        .containsExactly(
+            InboxEvent.Kind.DEAD_SEEN, InboxEvent.Kind.DEAD_SEEN, InboxEvent.Kind.DEAD_SEEN);
     InboxRecord dead = store().find(CONSUMER, "m-poison").orElseThrow();
+    // Unchanged by the later deliveries. Fixtures may move time by shifting stored timestamps, so
+    // compare what a write would change: the fields, and updatedAt relative to createdAt.
+    assertThat(dead.lastError()).isEqualTo(parked.lastError());
+    assertThat(Duration.between(dead.createdAt(), dead.updatedAt()))
+        .isEqualTo(Duration.between(parked.createdAt(), parked.updatedAt()));
     assertThat(dead.state()).isEqualTo(RecordState.DEAD);
     assertThat(dead.attempts()).isEqualTo(3);
     assertThat(dead.lastError()).contains("cannot parse order");
@@ -394,6 +479,53 @@ public abstract class InboxStoreContractTest {
     assertThat(calls).hasValue(0);
     assertThat(deadLetters).containsExactly("m-killer");
     assertThat(store().find(CONSUMER, "m-killer").orElseThrow().lastError()).isNotBlank();
+  }
+
+  @Test
+  @Timeout(60)
+  @DisplayName("7c. poison by crash, delivered concurrently: the dead-letter path still runs once")
+  void concurrentDeliveriesOfAnExhaustedMessageDeadLetterOnce() throws Exception {
+    List<String> deadLetters = new CopyOnWriteArrayList<>();
+    AtomicInteger calls = new AtomicInteger();
+    List<InboxEvent> events = new CopyOnWriteArrayList<>();
+    IdempotentConsumer c =
+        IdempotentConsumer.builder(CONSUMER, store())
+            .handler((message, attempt) -> calls.incrementAndGet())
+            .config(config(2).build())
+            .listener(events::add)
+            .deadLetterHandler((message, record) -> deadLetters.add(message.id()))
+            .build();
+    assertThat(begin(CONSUMER, "m-crash-race", 2).kind()).isEqualTo(Kind.CLAIMED);
+    advance(LEASE);
+    assertThat(begin(CONSUMER, "m-crash-race", 2).kind()).isEqualTo(Kind.TAKEN_OVER);
+    advance(LEASE);
+
+    int workers = workerThreads();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    try {
+      List<Future<Outcome>> futures = new ArrayList<>();
+      for (int i = 0; i < workers; i++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return c.consume(Message.of("m-crash-race"));
+                }));
+      }
+      start.countDown();
+      for (Future<Outcome> f : futures) {
+        assertThat(f.get(30, TimeUnit.SECONDS).status()).isEqualTo(Status.DEAD);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(calls).hasValue(0);
+    assertThat(deadLetters).containsExactly("m-crash-race");
+    assertThat(events).filteredOn(e -> e.kind() == InboxEvent.Kind.DEAD).hasSize(1);
+    assertThat(events).filteredOn(e -> e.kind() == InboxEvent.Kind.DEAD_SEEN).hasSize(workers - 1);
+    assertThat(store().find(CONSUMER, "m-crash-race").orElseThrow().state())
+        .isEqualTo(RecordState.DEAD);
   }
 
   @Test
@@ -812,10 +944,64 @@ public abstract class InboxStoreContractTest {
       assertUntouched(seeded, what);
     }
     assertThatThrownBy(() -> new Claim(CONSUMER, "keep-processing", 0, leaseEnd))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isExactlyInstanceOf(InvalidArgumentException.class);
     assertThatThrownBy(() -> new Claim(CONSUMER, "keep-processing", 1, null))
         .isInstanceOf(NullPointerException.class);
     assertUntouched(seeded, "claims with a bad token or lease");
+  }
+
+  @Test
+  @DisplayName("out-of-range arguments are refused before anything changes")
+  void outOfRangeArgumentsAreRefused() {
+    List<InboxRecord> seeded = seedRecordsOfEveryState();
+    Claim live = seeded.get(0).toClaim();
+    Map<String, Runnable> refused = new java.util.LinkedHashMap<>();
+    refused.put("extend by zero", () -> store().extend(live, Duration.ZERO));
+    refused.put("extend by a negative lease", () -> store().extend(live, Duration.ofSeconds(-1)));
+    refused.put(
+        "fail with a negative delay", () -> store().fail(live, "x", Duration.ofSeconds(-1)));
+    refused.put(
+        "complete with a result over the limit",
+        () -> store().complete(live, new byte[InboxRecord.MAX_RESULT_BYTES + 1]));
+    refused.put("list with a negative limit", () -> store().list(RecordState.DONE, null, -1));
+    for (Map.Entry<String, Runnable> e : refused.entrySet()) {
+      // Every refused value is an InvalidArgumentException, from the core types and stores alike.
+      assertThatThrownBy(e.getValue()::run)
+          .as(e.getKey())
+          .isInstanceOf(InvalidArgumentException.class);
+      assertUntouched(seeded, e.getKey());
+    }
+    // Values checked by the core types themselves are always InvalidArgumentException.
+    assertThatThrownBy(() -> new BeginRequest(CONSUMER, "m-bad", Duration.ZERO, 5, null))
+        .isExactlyInstanceOf(InvalidArgumentException.class);
+    assertThatThrownBy(() -> new BeginRequest(CONSUMER, "m-bad", LEASE, 0, null))
+        .isExactlyInstanceOf(InvalidArgumentException.class);
+    assertUntouched(seeded, "bad begin requests");
+
+    // And through the consumer API, where the handler sees the refusal and can carry on.
+    List<Throwable> seen = new CopyOnWriteArrayList<>();
+    IdempotentConsumer c =
+        consumer(
+                "refusals",
+                (message, attempt) -> {
+                  for (Runnable bad :
+                      List.<Runnable>of(
+                          () -> attempt.extendLease(Duration.ZERO),
+                          () -> attempt.extendLease(Duration.ofSeconds(-1)),
+                          () -> attempt.keepResult(new byte[InboxRecord.MAX_RESULT_BYTES + 1]))) {
+                    try {
+                      bad.run();
+                    } catch (RuntimeException e) {
+                      seen.add(e);
+                    }
+                  }
+                })
+            .build();
+    assertThat(c.consume(Message.of("m-refusals")).status()).isEqualTo(Status.APPLIED);
+    assertThat(seen)
+        .hasSize(3)
+        .allSatisfy(t -> assertThat(t).isExactlyInstanceOf(InvalidArgumentException.class));
+    assertThat(store().find("refusals", "m-refusals").orElseThrow().result()).isNull();
   }
 
   @Test
