@@ -26,13 +26,14 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Consumes a batch of deliveries (as brokers hand them out) with a constant number of round trips:
- * one to claim every message, then one transaction in which the handler writes all effects and all
- * claims are completed by one fenced statement. Each message's outcome is the one a single {@link
- * IdempotentConsumer} with {@link JdbcInboxStore#transactional} would report, except that a message
- * whose lease was taken over while the batch ran is reported IN_FLIGHT (with the {@link
- * LeaseLostException} as its error) instead of throwing, and the rest of the batch is applied
- * without it.
+ * Consumes a batch of deliveries (as brokers hand them out) with a constant number of round trips
+ * on PostgreSQL and MariaDB: one to claim every message (on H2 and MySQL the claims go one by one,
+ * see {@link JdbcInboxStore#beginBatch}), then one transaction in which the handler writes all
+ * effects and all claims are completed by one fenced statement. Each message's outcome is the one a
+ * single {@link IdempotentConsumer} with {@link JdbcInboxStore#transactional} would report, except
+ * that a message whose lease was taken over while the batch ran is reported IN_FLIGHT (with the
+ * {@link LeaseLostException} as its error) instead of throwing, and the rest of the batch is
+ * applied without it.
  *
  * <p>If the handler throws, nothing of the batch commits and every claimed message records a failed
  * attempt (retry with backoff, DEAD at the last attempt). Leases are not renewed while a batch

@@ -4,6 +4,7 @@ import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
@@ -101,6 +102,11 @@ public final class JdbcInboxStore implements InboxStore {
 
   public DataSource dataSource() {
     return dataSource;
+  }
+
+  /** The dialect given to the builder, or null if it is detected on first use. */
+  JdbcDialect configuredDialect() {
+    return configuredDialect;
   }
 
   /**
@@ -303,7 +309,7 @@ public final class JdbcInboxStore implements InboxStore {
       Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     }
     if (limit < 0) {
-      throw new IllegalArgumentException("limit must be >= 0, was " + limit);
+      throw new InvalidArgumentException("limit must be >= 0, was " + limit);
     }
     Statements s = statements();
     return run(
@@ -563,7 +569,7 @@ public final class JdbcInboxStore implements InboxStore {
     Objects.requireNonNull(claim, "claim");
     Objects.requireNonNull(lease, "lease");
     if (lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("lease must be positive, was " + lease);
+      throw new InvalidArgumentException("lease must be positive, was " + lease);
     }
   }
 
@@ -679,11 +685,13 @@ public final class JdbcInboxStore implements InboxStore {
   /**
    * Begins many messages of one consumer at once: new ids are claimed with one multi-row insert and
    * the rest are read with one query, so a batch of new messages costs one round trip on PostgreSQL
-   * and MariaDB. Each result is what {@link #begin} would have answered for that request at that
-   * moment; an id repeated within the batch is IN_FLIGHT (or what its first occurrence got, if that
-   * did not claim it). Results are in request order.
+   * and MariaDB. On H2 and MySQL, which cannot say which rows of a multi-row insert were added
+   * without a race, the ids are claimed one by one on one connection (the same answers, at least
+   * one round trip per id). Each result is what {@link #begin} would have answered for that request
+   * at that moment; an id repeated within the batch is IN_FLIGHT (or what its first occurrence got,
+   * if that did not claim it). Results are in request order.
    *
-   * @throws IllegalArgumentException if the requests name more than one consumer
+   * @throws InvalidArgumentException if the requests name more than one consumer
    * @throws PayloadMismatchException if any request's payload hash differs from its record's
    */
   public List<BeginResult> beginBatch(List<BeginRequest> requests) {
@@ -694,7 +702,7 @@ public final class JdbcInboxStore implements InboxStore {
     String consumer = requests.get(0).consumer();
     for (BeginRequest r : requests) {
       if (!r.consumer().equals(consumer)) {
-        throw new IllegalArgumentException(
+        throw new InvalidArgumentException(
             "a batch holds one consumer's messages; got '"
                 + consumer
                 + "' and '"
@@ -801,7 +809,7 @@ public final class JdbcInboxStore implements InboxStore {
     Map<String, Claim> byId = new LinkedHashMap<>();
     for (Claim claim : claims) {
       if (!claim.consumer().equals(consumer)) {
-        throw new IllegalArgumentException(
+        throw new InvalidArgumentException(
             "a batch holds one consumer's claims; got '"
                 + consumer
                 + "' and '"
@@ -809,7 +817,7 @@ public final class JdbcInboxStore implements InboxStore {
                 + "'");
       }
       if (byId.putIfAbsent(claim.messageId(), claim) != null) {
-        throw new IllegalArgumentException(
+        throw new InvalidArgumentException(
             "claim for message '" + claim.messageId() + "' appears twice in one batch");
       }
     }
@@ -884,8 +892,17 @@ public final class JdbcInboxStore implements InboxStore {
    * also carries the effect; until then the row lock keeps concurrent duplicates waiting.
    */
   InboxRecord insertDoneOn(Connection c, BeginRequest r) throws SQLException {
+    return insertDoneOn(c, r, "");
+  }
+
+  /**
+   * {@link #insertDoneOn(Connection, BeginRequest)} with {@code prefix} (a dialect's per-statement
+   * lock timeout, or empty) in front of the insert.
+   */
+  InboxRecord insertDoneOn(Connection c, BeginRequest r, String prefix) throws SQLException {
     Statements s = statements(c);
-    try (PreparedStatement ps = c.prepareStatement(s.insertDone)) {
+    String sql = prefix.isEmpty() ? s.insertDone : prefix + s.insertDone;
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, r.consumer());
       ps.setString(2, r.messageId());
       ps.setString(3, r.payloadHash());
@@ -1232,7 +1249,7 @@ public final class JdbcInboxStore implements InboxStore {
 
   private static void checkResult(byte[] result) {
     if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
-      throw new IllegalArgumentException(
+      throw new InvalidArgumentException(
           "result of "
               + result.length
               + " bytes exceeds the limit of "
@@ -1244,7 +1261,7 @@ public final class JdbcInboxStore implements InboxStore {
   private static void requireNonNegative(Duration d, String name) {
     Objects.requireNonNull(d, name);
     if (d.isNegative()) {
-      throw new IllegalArgumentException(name + " must not be negative, was " + d);
+      throw new InvalidArgumentException(name + " must not be negative, was " + d);
     }
   }
 

@@ -8,12 +8,14 @@ import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.Fingerprint;
 import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
@@ -23,6 +25,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -53,6 +56,9 @@ import java.util.Objects;
  * message DEAD at the maximum. Thread-safe.
  */
 public final class OneCommitConsumer {
+
+  /** Longest {@link Builder#lockTimeout}: every database's setting holds it. */
+  private static final Duration MAX_LOCK_TIMEOUT = Duration.ofDays(1);
 
   /** Retry hint of an IN_FLIGHT caused by the connection's own lock wait limit. */
   private static final Duration IN_FLIGHT_RETRY_AFTER = Duration.ofSeconds(1);
@@ -129,20 +135,28 @@ public final class OneCommitConsumer {
     InboxRecord fresh;
     BeginResult begun = null;
     try {
-      if (lockTimeout != null) {
-        String timeout = store.dialect(c).lockTimeoutStatement(lockTimeout);
-        if (timeout != null) {
-          try (Statement st = c.createStatement()) {
-            st.execute(timeout);
-          }
-        }
+      LockTimeoutPlan plan =
+          lockTimeout == null ? null : store.dialect(c).claimLockTimeout(lockTimeout);
+      if (plan != null) {
+        execute(c, plan.before());
       }
-      // A new id, the common case: insert it DONE straight away. Nobody sees that before the
-      // commit that also carries the business writes, and a rollback takes it back; meanwhile the
-      // key's lock keeps concurrent duplicates waiting. One statement instead of claim + DONE.
-      fresh = store.insertDoneOn(c, request);
-      if (fresh == null) {
-        begun = store.beginOn(c, request, false);
+      try {
+        // A new id, the common case: insert it DONE straight away. Nobody sees that before the
+        // commit that also carries the business writes, and a rollback takes it back; meanwhile
+        // the key's lock keeps concurrent duplicates waiting. One statement instead of claim +
+        // DONE.
+        fresh = store.insertDoneOn(c, request, plan == null ? "" : plan.insertPrefix());
+        if (fresh == null) {
+          begun = store.beginOn(c, request, false);
+        }
+      } catch (SQLException | RuntimeException e) {
+        if (plan != null) {
+          restoreAfterFailure(c, plan, e);
+        }
+        throw e;
+      }
+      if (plan != null) {
+        execute(c, plan.after());
       }
     } catch (SQLException e) {
       tx.rollback(e);
@@ -176,6 +190,32 @@ public final class OneCommitConsumer {
       steps.unclaimed(message, begun); // reports the takeover
     }
     return runClaimed(tx, message, begun.claim(), null, failure);
+  }
+
+  private static void execute(Connection c, List<String> statements) throws SQLException {
+    if (statements.isEmpty()) {
+      return;
+    }
+    try (Statement st = c.createStatement()) {
+      for (String sql : statements) {
+        st.execute(sql);
+      }
+    }
+  }
+
+  /**
+   * Puts the session's lock timeout back after a failed claim. If even that fails, the connection
+   * must not be trusted with an IN_FLIGHT answer: the restore's error is thrown, carrying {@code
+   * cause}, so the delivery fails and the pool sees the broken connection.
+   */
+  private static void restoreAfterFailure(Connection c, LockTimeoutPlan plan, Exception cause)
+      throws SQLException {
+    try {
+      execute(c, plan.after());
+    } catch (SQLException restore) {
+      restore.addSuppressed(cause);
+      throw restore;
+    }
   }
 
   /**
@@ -261,7 +301,7 @@ public final class OneCommitConsumer {
       try {
         if (insertedDone) {
           if (lease == null || lease.isNegative() || lease.isZero()) {
-            throw new IllegalArgumentException("lease must be positive, was " + lease);
+            throw new InvalidArgumentException("lease must be positive, was " + lease);
           }
           claim = claim.withLeaseUntil(store.currentTimeOn(connection).plus(lease));
         } else {
@@ -323,10 +363,24 @@ public final class OneCommitConsumer {
     }
 
     /**
-     * Bounds, per transaction, how long a delivery waits for a concurrent duplicate's transaction
-     * before reporting IN_FLIGHT (retry after this long). Applied on PostgreSQL only ({@code SET
-     * LOCAL lock_timeout}), at the cost of one more statement per message; MySQL/MariaDB and H2
-     * have no per-transaction setting.
+     * Bounds how long a delivery's claim waits for a concurrent duplicate's transaction before
+     * reporting IN_FLIGHT (retry after this long); at most one day. Each database does it its own
+     * way, and the connection's settings are the same afterwards:
+     *
+     * <ul>
+     *   <li>PostgreSQL: {@code SET LOCAL lock_timeout} (one statement more per message), which
+     *       lasts for the whole transaction, so it bounds the handler's lock waits too;
+     *   <li>MariaDB: {@code SET STATEMENT innodb_lock_wait_timeout = N FOR} the claim's insert (no
+     *       statement more), in whole seconds rounded up;
+     *   <li>MySQL 8: the session's {@code innodb_lock_wait_timeout} is saved, set for the claim and
+     *       put back after it (two statements more), in whole seconds rounded up;
+     *   <li>H2: the session's {@code LOCK_TIMEOUT} is saved, set for the claim and put back after
+     *       it (three statements more).
+     * </ul>
+     *
+     * <p>A dialect that cannot bound the wait refuses the setting with {@link
+     * InvalidConfigurationException}: at {@link #build()} if the store was given that dialect,
+     * otherwise at the first delivery after it was detected.
      *
      * <p>Default: none, so a duplicate waits as any writer on the connection does, up to the
      * connection's own limit ({@code lock_timeout} on PostgreSQL, unlimited unless set; {@code
@@ -347,17 +401,27 @@ public final class OneCommitConsumer {
     }
 
     /**
-     * @throws InvalidConfigurationException if no handler was given or the lock timeout is not
-     *     positive
+     * @throws InvalidConfigurationException if no handler was given, the lock timeout is not
+     *     positive or longer than a day, or the store's configured dialect cannot bound it
      */
     public OneCommitConsumer build() {
       if (handler == null) {
         throw new InvalidConfigurationException(
             "one-commit consumer '" + name + "' needs a handler: call handler(...) before build()");
       }
-      if (lockTimeout != null && (lockTimeout.isNegative() || lockTimeout.isZero())) {
-        throw new InvalidConfigurationException(
-            "lockTimeout must be a positive duration, was " + lockTimeout);
+      if (lockTimeout != null) {
+        if (lockTimeout.isNegative()
+            || lockTimeout.isZero()
+            || lockTimeout.compareTo(MAX_LOCK_TIMEOUT) > 0) {
+          throw new InvalidConfigurationException(
+              "lockTimeout must be a positive duration of at most "
+                  + MAX_LOCK_TIMEOUT
+                  + ", was "
+                  + lockTimeout);
+        }
+        if (store.configuredDialect() != null) {
+          store.configuredDialect().claimLockTimeout(lockTimeout); // refuses early if unsupported
+        }
       }
       return new OneCommitConsumer(this);
     }

@@ -19,6 +19,7 @@ import dev.archlab.inbox.RetryPolicy;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
+import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
@@ -41,7 +42,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -352,8 +352,12 @@ abstract class AbstractJdbcStoreTest {
     private static final long serialVersionUID = 1L;
   }
 
+  /**
+   * An Error escaping the handler: shows the transaction is rolled back when it is closed without a
+   * commit. The session stays alive; {@link #oneCommitSessionKilledMidTransaction} kills it.
+   */
   @Test
-  @DisplayName("one-commit: dying mid-transaction leaves no record; the redelivery applies at once")
+  @DisplayName("one-commit: an Error thrown mid-transaction rolls back; the redelivery applies")
   void oneCommitCrashLeavesNothing() throws Exception {
     OneCommitConsumer crashing =
         oneCommit(
@@ -371,6 +375,43 @@ abstract class AbstractJdbcStoreTest {
     // No lease to wait for: nothing was committed.
     assertThat(healthy.consume(Message.of("oc-crash")).status()).isEqualTo(Status.APPLIED);
     assertThat(effects("oc-crash")).isEqualTo(1);
+  }
+
+  @Test
+  @Timeout(60)
+  @DisplayName("one-commit: a session killed mid-transaction leaves nothing; redelivery applies")
+  void oneCommitSessionKilledMidTransaction() throws Exception {
+    // The handler's database session really ends after its business write, as when the process
+    // or its connection dies: the server kills it (PostgreSQL pg_terminate_backend, MariaDB KILL,
+    // H2 ABORT_SESSION) and rolls its transaction back. The handler returns normally, so the
+    // consumer goes on to commit on a dead connection.
+    AtomicInteger killed = new AtomicInteger();
+    try (HikariDataSource doomedPool = database().newPool(1)) {
+      JdbcInboxStore doomedStore = database().storeBuilder(doomedPool).table(TABLE).build();
+      OneCommitConsumer dying =
+          OneCommitConsumer.builder("ledger", doomedStore)
+              .handler(
+                  (m, a, conn) -> {
+                    insertEffect(conn, m.id(), "killed");
+                    database().killSessionOf(conn);
+                    killed.incrementAndGet();
+                  })
+              .config(config(5))
+              .build();
+      assertThatThrownBy(() -> dying.consume(Message.of("oc-killed")))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("unreachable");
+    }
+    assertThat(killed).hasValue(1);
+    assertThat(store.find("ledger", "oc-killed")).as("no dedup record").isEmpty();
+    assertThat(effects("oc-killed")).as("no business row").isZero();
+
+    // No lease to wait out and no time moved: the very next delivery applies.
+    OneCommitConsumer healthy = oneCommit((m, a, conn) -> insertEffect(conn, m.id(), "w")).build();
+    Outcome redelivered = healthy.consume(Message.of("oc-killed"));
+    assertThat(redelivered.status()).isEqualTo(Status.APPLIED);
+    assertThat(redelivered.attempts()).isEqualTo(1);
+    assertThat(effects("oc-killed")).isEqualTo(1);
   }
 
   @Test
@@ -457,15 +498,14 @@ abstract class AbstractJdbcStoreTest {
     assertThat(effects("oc-race")).isEqualTo(1);
   }
 
-  @ParameterizedTest(name = "lock limit set per transaction: {0}")
+  @ParameterizedTest(name = "lock limit set by lockTimeout(...): {0}")
   @ValueSource(booleans = {false, true})
   @Timeout(60)
   @DisplayName("one-commit: a duplicate that waits past the lock timeout reports IN_FLIGHT")
   void oneCommitLockTimeout(boolean perTransaction) throws Exception {
-    // Per transaction is PostgreSQL's SET LOCAL; elsewhere only the connection's setting exists.
-    Assumptions.assumeTrue(
-        !perTransaction || store.dialect().lockTimeoutStatement(Duration.ofMillis(300)) != null,
-        "this database has no per-transaction lock timeout");
+    // Either the pool's connections carry a 300 ms limit, or lockTimeout(300 ms) sets it for the
+    // claim. Each server's own limit is 10 s here, so a lockTimeout that was ignored would wait
+    // 10 s and fail the elapsed-time check. MySQL/MariaDB count whole seconds: 300 ms is 1 s.
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     OneCommitConsumer slow =
@@ -477,8 +517,13 @@ abstract class AbstractJdbcStoreTest {
                 })
             .build();
     String lockSql = perTransaction ? null : database().lockTimeoutSql(300);
-    try (HikariDataSource impatientPool = database().newPool(2, lockSql)) {
-      JdbcInboxStore impatientStore = JdbcInboxStore.builder(impatientPool).table(TABLE).build();
+    // One connection, so the session whose limit is read before and after is the one that waited.
+    try (HikariDataSource impatientPool = database().newPool(1, lockSql)) {
+      String sessionLimit;
+      try (Connection c = impatientPool.getConnection()) {
+        sessionLimit = database().sessionLockTimeout(c);
+      }
+      JdbcInboxStore impatientStore = database().storeBuilder(impatientPool).table(TABLE).build();
       OneCommitConsumer.Builder builder =
           OneCommitConsumer.builder("ledger", impatientStore)
               .handler((m, a, conn) -> insertEffect(conn, m.id(), "impatient"))
@@ -491,8 +536,14 @@ abstract class AbstractJdbcStoreTest {
       try {
         Future<Outcome> first = pool.submit(() -> slow.consume(Message.of("oc-lock")));
         assertThat(holding.await(20, TimeUnit.SECONDS)).isTrue();
+        long t0 = System.nanoTime();
         Outcome waited = impatient.consume(Message.of("oc-lock"));
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
         assertThat(waited.status()).isEqualTo(Status.IN_FLIGHT);
+        assertThat(took).as("wait bounded by the 300 ms limit").isLessThan(Duration.ofSeconds(5));
+        if (perTransaction) {
+          assertThat(waited.retryAfter()).isEqualTo(Duration.ofMillis(300));
+        }
         release.countDown();
         assertThat(first.get(20, TimeUnit.SECONDS).status()).isEqualTo(Status.APPLIED);
       } finally {
@@ -500,6 +551,11 @@ abstract class AbstractJdbcStoreTest {
         pool.shutdownNow();
       }
       assertThat(impatient.consume(Message.of("oc-lock")).status()).isEqualTo(Status.DUPLICATE);
+      try (Connection c = impatientPool.getConnection()) {
+        assertThat(database().sessionLockTimeout(c))
+            .as("the session's own lock limit is back after the claims")
+            .isEqualTo(sessionLimit);
+      }
     }
     assertThat(effects("oc-lock")).isEqualTo(1);
   }
@@ -644,9 +700,15 @@ abstract class AbstractJdbcStoreTest {
 
   // ---- the database clock ----------------------------------------------------------------------
 
+  /**
+   * Shows only that a consumer's injected clock plays no part in leases: it time-stamps events and
+   * nothing else. It cannot show that the store ignores the JVM clock (the JVM and the database
+   * share this host's clock); {@code StoreUsesNoJvmClockTest} checks that in the bytecode, and the
+   * MariaDB store test moves a session's database clock to show that leases follow it.
+   */
   @Test
-  @DisplayName("a consumer whose JVM clock is hours off cannot steal a live lease")
-  void skewedConsumerClockCannotStealALease() {
+  @DisplayName("a consumer's injected clock, hours off, is used for events only, never for leases")
+  void injectedConsumerClockIsNotUsedForLeases() {
     assertThat(begin("clock", "skew-1").claimed()).isTrue();
     for (Duration skew : List.of(Duration.ofHours(5), Duration.ofHours(-5))) {
       List<InboxEvent> events = new CopyOnWriteArrayList<>();
@@ -668,7 +730,7 @@ abstract class AbstractJdbcStoreTest {
     assertThat(r.attempts()).isEqualTo(1);
   }
 
-  private static org.assertj.core.data.TemporalUnitOffset within(long seconds) {
+  static org.assertj.core.data.TemporalUnitOffset within(long seconds) {
     return new org.assertj.core.data.TemporalUnitWithinOffset(
         seconds, java.time.temporal.ChronoUnit.SECONDS);
   }
@@ -677,7 +739,7 @@ abstract class AbstractJdbcStoreTest {
   @DisplayName("sessions in a far time zone see the same leases")
   void sessionTimeZoneDoesNotMatter() {
     try (HikariDataSource farPool = database().newPool(2, database().farTimeZoneSql())) {
-      JdbcInboxStore far = JdbcInboxStore.builder(farPool).table(TABLE).build();
+      JdbcInboxStore far = database().storeBuilder(farPool).table(TABLE).build();
       BeginResult claimed = begin("tz", "tz-1");
       BeginResult seenFromFar = far.begin(new BeginRequest("tz", "tz-1", LEASE, 5, null));
       assertThat(seenFromFar.kind()).isEqualTo(Kind.IN_FLIGHT);
@@ -698,7 +760,7 @@ abstract class AbstractJdbcStoreTest {
   void crossConnectionRace() throws Exception {
     int connections = 8;
     try (HikariDataSource pool = database().newPool(connections)) {
-      JdbcInboxStore racer = JdbcInboxStore.builder(pool).table(TABLE).build();
+      JdbcInboxStore racer = database().storeBuilder(pool).table(TABLE).build();
       ExecutorService threads = Executors.newFixedThreadPool(connections);
       try {
         for (int round = 0; round < 20; round++) {
@@ -743,23 +805,51 @@ abstract class AbstractJdbcStoreTest {
   @DisplayName("prune of many DONE rows runs in short batches while claims continue")
   void pruneWhileClaiming() throws Exception {
     int rows = pruneRows();
+    int batchSize = rows / 100; // 10 000 for a million rows: at least 100 batches
     fillDone(TABLE, rows);
     JdbcInboxStore batched =
-        JdbcInboxStore.builder(database().dataSource()).table(TABLE).pruneBatchSize(10_000).build();
+        database()
+            .storeBuilder(database().dataSource())
+            .table(TABLE)
+            .pruneBatchSize(batchSize)
+            .build();
+    // The old ids are redelivered while they are pruned: each is DUPLICATE if its record is still
+    // there, or APPLIED again if the prune already took it (the designed edge of the window).
+    IdempotentConsumer redelivery =
+        IdempotentConsumer.builder("old", batched).handler((m, a) -> {}).config(config(5)).build();
     AtomicLong maxClaimNanos = new AtomicLong();
     AtomicInteger claimsDuringPrune = new AtomicInteger();
+    AtomicInteger oldDuplicate = new AtomicInteger();
+    AtomicInteger oldAppliedAgain = new AtomicInteger();
+    List<Long> totals = new CopyOnWriteArrayList<>();
+    Instant before = batched.currentTime().minus(Duration.ofHours(1));
     ExecutorService claimer = Executors.newSingleThreadExecutor();
     CountDownLatch pruneDone = new CountDownLatch(1);
     try {
       Future<?> claims =
           claimer.submit(
               () -> {
+                java.util.Random random = new java.util.Random(42);
+                java.util.Set<Integer> redelivered = new java.util.HashSet<>();
                 int i = 0;
                 while (pruneDone.getCount() > 0) {
                   long t0 = System.nanoTime();
                   BeginResult r =
                       batched.begin(new BeginRequest("live", "l-" + i++, LEASE, 5, null));
                   batched.complete(r.claim(), null);
+                  int old = 1 + random.nextInt(rows);
+                  // Every fifth round, so the claimer does not slow the prune down much more.
+                  if (i % 5 == 0 && redelivered.add(old)) {
+                    Status status = redelivery.consume(Message.of("old-" + old)).status();
+                    if (status == Status.DUPLICATE) {
+                      oldDuplicate.incrementAndGet();
+                    } else if (status == Status.APPLIED) {
+                      oldAppliedAgain.incrementAndGet();
+                    } else {
+                      throw new AssertionError(
+                          "old-" + old + " redelivered during prune: " + status);
+                    }
+                  }
                   long took = System.nanoTime() - t0;
                   maxClaimNanos.accumulateAndGet(took, Math::max);
                   claimsDuringPrune.incrementAndGet();
@@ -767,26 +857,51 @@ abstract class AbstractJdbcStoreTest {
                 return null;
               });
       long t0 = System.nanoTime();
-      long pruned = batched.prune(batched.currentTime().minus(Duration.ofHours(1)));
+      long pruned = batched.prune(null, before, totals::add);
       long pruneNanos = System.nanoTime() - t0;
       pruneDone.countDown();
       claims.get(60, TimeUnit.SECONDS);
       assertThat(pruned).isEqualTo(rows);
+
+      // The progress callback gets the running total after every DELETE statement.
+      List<Long> batches = new ArrayList<>();
+      long previous = 0;
+      for (long total : totals) {
+        batches.add(total - previous);
+        previous = total;
+      }
+      assertThat(previous).isEqualTo(pruned);
+      assertThat(batches).as("rows per statement").allMatch(b -> b >= 0 && b <= batchSize);
+      assertThat(batches.stream().filter(b -> b > 0).count())
+          .as("non-empty batches")
+          .isGreaterThanOrEqualTo(100);
+      // Every statement but the last deleted a full batch; the last found fewer and stopped.
+      assertThat(batches.subList(0, batches.size() - 1)).allMatch(b -> b == batchSize);
+      assertThat(batches.get(batches.size() - 1)).isLessThan(batchSize);
+
       assertThat(claimsDuringPrune.get()).isGreaterThan(10);
+      assertThat(oldDuplicate.get()).as("old ids redelivered before their batch").isPositive();
+      assertThat(oldAppliedAgain.get()).as("old ids redelivered after their batch").isPositive();
       // Claims waited at most for one batch, never for the whole prune.
       assertThat(maxClaimNanos.get()).isLessThan(pruneNanos / 4);
       System.out.printf(
-          "%s: pruned %d rows in %d ms; %d claims meanwhile, slowest %d ms%n",
+          "%s: pruned %d rows in %d statements, %d ms; %d claims meanwhile (old ids: %d"
+              + " duplicate, %d applied again), slowest %d ms%n",
           database().name(),
           pruned,
+          batches.size(),
           pruneNanos / 1_000_000,
           claimsDuringPrune.get(),
+          oldDuplicate.get(),
+          oldAppliedAgain.get(),
           maxClaimNanos.get() / 1_000_000);
     } finally {
       pruneDone.countDown();
       claimer.shutdownNow();
     }
-    assertThat(store.list(RecordState.DONE, "old", 10)).isEmpty();
+    // What is left of consumer 'old' is exactly the ids applied again, and nothing is prunable.
+    assertThat(store.countPrunable(null, before)).isZero();
+    assertThat(store.list(RecordState.DONE, "old", rows)).hasSize(oldAppliedAgain.get());
     assertThat(store.list(RecordState.DONE, "live", 10)).isNotEmpty();
   }
 
@@ -821,7 +936,8 @@ abstract class AbstractJdbcStoreTest {
               pool.submit(
                   () -> {
                     start.await();
-                    JdbcInboxStore.builder(database().dataSource())
+                    database()
+                        .storeBuilder(database().dataSource())
                         .table(table)
                         .build()
                         .createSchemaIfMissing();
@@ -836,7 +952,7 @@ abstract class AbstractJdbcStoreTest {
         pool.shutdownNow();
       }
       assertThat(
-              JdbcInboxStore.builder(database().dataSource()).table(table).build().schemaExists())
+              database().storeBuilder(database().dataSource()).table(table).build().schemaExists())
           .isTrue();
       database().execute("DROP TABLE " + table);
     }
@@ -898,10 +1014,100 @@ abstract class AbstractJdbcStoreTest {
   }
 
   @Test
+  @DisplayName("the shipped DDL refuses a record with attempts below 1")
+  void attemptsBelowOneIsRefusedByTheSchema() throws Exception {
+    for (int attempts : new int[] {1, 0, -1}) {
+      String insert =
+          "INSERT INTO "
+              + TABLE
+              + " (consumer, message_id, state, attempts, created_at, updated_at) VALUES ('ck',"
+              + " 'a"
+              + attempts
+              + "', 'DONE', "
+              + attempts
+              + ", TIMESTAMP '2020-01-01 00:00:00', TIMESTAMP '2020-01-01 00:00:00')";
+      if (attempts >= 1) {
+        database().execute(insert); // the same statement is accepted with a valid count
+      } else {
+        assertThatThrownBy(() -> database().execute(insert))
+            .as("attempts " + attempts)
+            .isInstanceOf(SQLException.class);
+      }
+    }
+    assertThat(store.list(RecordState.DONE, "ck", 10))
+        .extracting(InboxRecord::messageId)
+        .containsExactly("a1");
+  }
+
+  @Test
+  @DisplayName("the server's dialect is detected; an explicit one is used as it is")
+  void dialectDetectionAndOverride() throws Exception {
+    try (Connection c = database().dataSource().getConnection()) {
+      JdbcDialect detected = JdbcDialect.detect(c);
+      assertThat(detected.name()).isEqualTo(database().detectedDialectName());
+      Class<?> expected =
+          switch (database().detectedDialectName()) {
+            case "postgresql" -> dev.archlab.inbox.jdbc.dialect.PostgresDialect.class;
+            case "mariadb" -> dev.archlab.inbox.jdbc.dialect.MySqlDialect.class;
+            case "h2" -> dev.archlab.inbox.jdbc.dialect.H2Dialect.class;
+            default -> throw new AssertionError(database().detectedDialectName());
+          };
+      assertThat(detected).isExactlyInstanceOf(expected);
+    }
+    JdbcInboxStore detecting = JdbcInboxStore.builder(database().dataSource()).table(TABLE).build();
+    assertThat(detecting.dialect().name()).isEqualTo(database().detectedDialectName());
+    // The store this test class runs on has the dialect its database prescribes.
+    JdbcDialect forced = database().forcedDialect();
+    assertThat(store.dialect().name())
+        .isEqualTo(forced != null ? forced.name() : database().detectedDialectName());
+    // An explicit dialect is the one used, and the statements it builds are the ones that run.
+    AtomicInteger nowCalls = new AtomicInteger();
+    JdbcDialect explicit = countingNow(database().detectedDialectName(), nowCalls);
+    JdbcInboxStore overridden =
+        JdbcInboxStore.builder(database().dataSource()).table(TABLE).dialect(explicit).build();
+    assertThat(overridden.dialect()).isSameAs(explicit);
+    assertThat(overridden.begin(new BeginRequest("dialect", "d-1", LEASE, 5, null)).claimed())
+        .isTrue();
+    assertThat(nowCalls).hasPositiveValue();
+  }
+
+  /** The built-in dialect called {@code name}, counting how often its clock SQL is asked for. */
+  static JdbcDialect countingNow(String name, AtomicInteger calls) {
+    switch (name) {
+      case "postgresql":
+        return new dev.archlab.inbox.jdbc.dialect.PostgresDialect() {
+          @Override
+          public String now() {
+            calls.incrementAndGet();
+            return super.now();
+          }
+        };
+      case "mariadb":
+        return new dev.archlab.inbox.jdbc.dialect.MySqlDialect(true) {
+          @Override
+          public String now() {
+            calls.incrementAndGet();
+            return super.now();
+          }
+        };
+      case "h2":
+        return new dev.archlab.inbox.jdbc.dialect.H2Dialect() {
+          @Override
+          public String now() {
+            calls.incrementAndGet();
+            return super.now();
+          }
+        };
+      default:
+        throw new AssertionError(name);
+    }
+  }
+
+  @Test
   @DisplayName("a missing table gives a clear error naming it")
   void missingTable() {
     JdbcInboxStore missing =
-        JdbcInboxStore.builder(database().dataSource()).table("no_such_inbox").build();
+        database().storeBuilder(database().dataSource()).table("no_such_inbox").build();
     assertThat(missing.schemaExists()).isFalse();
     assertThatThrownBy(() -> missing.begin(new BeginRequest("c", "m", LEASE, 5, null)))
         .isInstanceOf(SchemaMissingException.class)
@@ -924,7 +1130,7 @@ abstract class AbstractJdbcStoreTest {
   @DisplayName("a database nobody listens for is StoreUnavailableException")
   void unreachableDatabase() {
     try (HikariDataSource nowhere = poolFor(database().unreachableUrl(), "u", "p")) {
-      JdbcInboxStore s = JdbcInboxStore.builder(nowhere).table(TABLE).build();
+      JdbcInboxStore s = database().storeBuilder(nowhere).table(TABLE).build();
       assertThatThrownBy(() -> s.begin(new BeginRequest("c", "m", LEASE, 5, null)))
           .isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("unreachable");

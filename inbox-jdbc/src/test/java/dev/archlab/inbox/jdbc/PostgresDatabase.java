@@ -93,6 +93,22 @@ public final class PostgresDatabase extends TestDatabase {
   }
 
   @Override
+  String sessionIdSql() {
+    return "SELECT pg_backend_pid()";
+  }
+
+  @Override
+  String killSessionSql(long id) {
+    // The timeout (PostgreSQL 14+) makes it wait until the backend has exited.
+    return "SELECT pg_terminate_backend(" + id + ", 10000)";
+  }
+
+  @Override
+  String sessionLockTimeoutSql() {
+    return "SHOW lock_timeout";
+  }
+
+  @Override
   String minusMicros(String col) {
     return col + " - CAST(? AS BIGINT) * INTERVAL '1 microsecond'";
   }

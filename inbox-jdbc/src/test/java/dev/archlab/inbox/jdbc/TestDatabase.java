@@ -53,6 +53,56 @@ public abstract class TestDatabase {
   /** A JDBC URL/user/password triple the server refuses. */
   abstract String[] refusedLogin();
 
+  /** A query returning the id of the session (backend, connection) it runs on. */
+  abstract String sessionIdSql();
+
+  /**
+   * SQL that ends the session {@code id} from another connection, as a server-side kill or a lost
+   * client would: its open transaction is rolled back and its connection is dead. Returns when the
+   * session is gone (or its socket is shut).
+   */
+  abstract String killSessionSql(long id);
+
+  /** A query returning the session's current lock wait limit, in the database's own unit. */
+  abstract String sessionLockTimeoutSql();
+
+  /** The name of the dialect detection picks for this server. */
+  String detectedDialectName() {
+    return name();
+  }
+
+  /** A dialect every store of these tests must use instead of detecting one; null to detect. */
+  dev.archlab.inbox.jdbc.dialect.JdbcDialect forcedDialect() {
+    return null;
+  }
+
+  /** A store builder on {@code dataSource}, with the {@link #forcedDialect()} if there is one. */
+  public JdbcInboxStore.Builder storeBuilder(DataSource dataSource) {
+    JdbcInboxStore.Builder builder = JdbcInboxStore.builder(dataSource);
+    dev.archlab.inbox.jdbc.dialect.JdbcDialect forced = forcedDialect();
+    return forced == null ? builder : builder.dialect(forced);
+  }
+
+  /** Ends the session {@code c} runs on, from another connection; see {@link #killSessionSql}. */
+  public void killSessionOf(Connection c) throws SQLException {
+    long id;
+    try (Statement st = c.createStatement();
+        var rs = st.executeQuery(sessionIdSql())) {
+      rs.next();
+      id = rs.getLong(1);
+    }
+    execute(killSessionSql(id));
+  }
+
+  /** The lock wait limit of the session behind {@code c}, as text. */
+  public String sessionLockTimeout(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        var rs = st.executeQuery(sessionLockTimeoutSql())) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
   /** The shared pool. */
   public synchronized DataSource dataSource() {
     if (pool == null) {
@@ -97,7 +147,7 @@ public abstract class TestDatabase {
 
   /** A store on the shared pool with a table of its own, created empty. */
   public JdbcInboxStore freshStore(String table) throws SQLException {
-    JdbcInboxStore store = JdbcInboxStore.builder(dataSource()).table(table).build();
+    JdbcInboxStore store = storeBuilder(dataSource()).table(table).build();
     store.createSchemaIfMissing();
     execute("DELETE FROM " + table);
     return store;

@@ -2,6 +2,7 @@ package dev.archlab.inbox.jdbc.dialect;
 
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * H2 2.x in any compatibility mode: the embedded default for demos and first runs. A claim is a
@@ -55,18 +56,31 @@ public class H2Dialect extends JdbcDialect {
   }
 
   /**
-   * Returns null: H2's {@code LOCK_TIMEOUT} is a session setting that would outlive the transaction
-   * on a pooled connection. Set it in the URL ({@code ;LOCK_TIMEOUT=5000}).
+   * H2's {@code LOCK_TIMEOUT} is a session setting that a rollback does not undo, so it is saved in
+   * a session variable, set for the claim, and put back right after it.
    */
   @Override
-  public String lockTimeoutStatement(Duration timeout) {
-    return null;
+  public LockTimeoutPlan claimLockTimeout(Duration timeout) {
+    return new LockTimeoutPlan(
+        List.of(
+            "SET @inbox_saved_lock_timeout = LOCK_TIMEOUT()",
+            "SET LOCK_TIMEOUT " + Math.max(1, timeout.toMillis())),
+        "",
+        List.of("SET LOCK_TIMEOUT @inbox_saved_lock_timeout"));
   }
 
   @Override
   public SqlErrorKind classify(SQLException e) {
     if ("HYT00".equals(e.getSQLState()) || e.getErrorCode() == 50200) {
       return SqlErrorKind.LOCK_TIMEOUT;
+    }
+    switch (e.getErrorCode()) {
+      case 90067: // connection broken
+      case 90098: // database is closed
+      case 90121: // database called at shutdown (also after its session was aborted)
+        return SqlErrorKind.CONNECTION;
+      default:
+        break;
     }
     return super.classify(e);
   }

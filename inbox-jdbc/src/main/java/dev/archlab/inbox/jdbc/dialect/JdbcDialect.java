@@ -2,6 +2,7 @@ package dev.archlab.inbox.jdbc.dialect;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.store.BeginRequest;
 import java.sql.Connection;
@@ -90,10 +91,25 @@ public abstract class JdbcDialect {
   }
 
   /**
-   * Statements that bound how long the current transaction waits for a row lock, or null when the
-   * database has no per-transaction setting. Run inside the transaction.
+   * How a one-commit claim bounds its wait for a concurrent duplicate's row lock to {@code timeout}
+   * (see {@code OneCommitConsumer.Builder#lockTimeout}). This default refuses: a dialect that
+   * cannot bound the wait must say so rather than ignore the setting.
+   *
+   * @throws InvalidConfigurationException naming the database, if it cannot bound the wait
    */
-  public abstract String lockTimeoutStatement(Duration timeout);
+  public LockTimeoutPlan claimLockTimeout(Duration timeout) {
+    throw new InvalidConfigurationException(
+        "lockTimeout is not supported by the inbox dialect '"
+            + name()
+            + "': it cannot bound a claim's lock wait on this database; remove lockTimeout(...)"
+            + " and bound the wait on the connections instead");
+  }
+
+  /** Whole seconds, rounded up, at least one: MySQL and MariaDB lock waits have no finer unit. */
+  protected static long ceilSeconds(Duration timeout) {
+    long millis = Math.max(1, timeout.toMillis());
+    return Math.max(1, (millis + 999) / 1000);
+  }
 
   /** The classpath resource holding this database's DDL for a table named {@code inbox}. */
   public String schemaResource() {
@@ -271,7 +287,7 @@ public abstract class JdbcDialect {
   /**
    * Picks the dialect for the database behind {@code connection}.
    *
-   * @throws IllegalArgumentException naming the product if no dialect supports it
+   * @throws InvalidConfigurationException naming the product if no dialect supports it
    */
   public static JdbcDialect detect(Connection connection) throws SQLException {
     DatabaseMetaData meta = connection.getMetaData();
@@ -293,7 +309,7 @@ public abstract class JdbcDialect {
     if (lower.contains("h2")) {
       return new H2Dialect();
     }
-    throw new IllegalArgumentException(
+    throw new InvalidConfigurationException(
         "no inbox dialect for database product '"
             + product
             + "'; supported: PostgreSQL, MySQL, MariaDB, H2 (pass a JdbcDialect explicitly to"

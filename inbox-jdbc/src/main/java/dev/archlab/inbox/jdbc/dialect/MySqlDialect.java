@@ -87,13 +87,25 @@ public class MySqlDialect extends JdbcDialect {
   }
 
   /**
-   * Returns null: InnoDB's lock wait timeout is a session setting that would outlive the
-   * transaction on a pooled connection. Set {@code innodb_lock_wait_timeout} on the connection (for
-   * example {@code sessionVariables=innodb_lock_wait_timeout=5} in the JDBC URL).
+   * MariaDB: {@code SET STATEMENT innodb_lock_wait_timeout = N FOR} the claim's insert, which is
+   * where a duplicate waits; no statement more and no session change. MySQL 8 has no such prefix
+   * for this variable, so the session value is saved in a session variable, set, and put back right
+   * after the claim. Either way the timeout is in whole seconds, rounded up, at least one.
    */
   @Override
-  public String lockTimeoutStatement(Duration timeout) {
-    return null;
+  public LockTimeoutPlan claimLockTimeout(Duration timeout) {
+    long seconds = ceilSeconds(timeout);
+    if (mariaDb) {
+      return new LockTimeoutPlan(
+          List.of(), "SET STATEMENT innodb_lock_wait_timeout = " + seconds + " FOR ", List.of());
+    }
+    return new LockTimeoutPlan(
+        List.of(
+            "SET @inbox_saved_lock_wait = @@SESSION.innodb_lock_wait_timeout,"
+                + " SESSION innodb_lock_wait_timeout = "
+                + seconds),
+        "",
+        List.of("SET SESSION innodb_lock_wait_timeout = @inbox_saved_lock_wait"));
   }
 
   @Override
@@ -160,6 +172,8 @@ public class MySqlDialect extends JdbcDialect {
       case 1045:
       case 1044:
         return SqlErrorKind.ACCESS_DENIED;
+      case 1927: // MariaDB: connection was killed
+        return SqlErrorKind.CONNECTION;
       default:
         return super.classify(e);
     }

@@ -58,8 +58,10 @@ public class PostgresDialect extends JdbcDialect {
 
   @Override
   public String pruneBatch(String table, boolean perConsumer) {
-    // PostgreSQL has no DELETE … LIMIT; a bounded ctid sub-select keeps each batch short. The
-    // conditions are repeated so a row changed since the sub-select is left alone.
+    // PostgreSQL has no DELETE … LIMIT; a bounded ctid sub-select keeps each batch short. Only
+    // the state is checked again outside it, so that whatever happened to a row since the
+    // sub-select, a row that is not DONE is never deleted. updated_at is not checked again: the
+    // sub-select and the DELETE share one snapshot, and DONE rows are never updated.
     String where = "state = 'DONE' AND updated_at < ?" + (perConsumer ? " AND consumer = ?" : "");
     return "DELETE FROM "
         + table
@@ -70,9 +72,14 @@ public class PostgresDialect extends JdbcDialect {
         + " LIMIT ?)) AND state = 'DONE'";
   }
 
+  /**
+   * {@code SET LOCAL lock_timeout} at the start of the transaction: it bounds every lock wait of
+   * that transaction (the handler's writes too) and ends with it, so nothing needs restoring.
+   */
   @Override
-  public String lockTimeoutStatement(Duration timeout) {
-    return "SET LOCAL lock_timeout = " + Math.max(1, timeout.toMillis());
+  public LockTimeoutPlan claimLockTimeout(Duration timeout) {
+    return new LockTimeoutPlan(
+        List.of("SET LOCAL lock_timeout = " + Math.max(1, timeout.toMillis())), "", List.of());
   }
 
   @Override
@@ -81,9 +88,16 @@ public class PostgresDialect extends JdbcDialect {
     if ("55P03".equals(state)) {
       return SqlErrorKind.LOCK_TIMEOUT;
     }
-    if ("57P01".equals(state) || "57P02".equals(state) || "57P03".equals(state)) {
-      // admin shutdown, crash shutdown, cannot connect now: the server is going away.
+    if ("57P01".equals(state)
+        || "57P02".equals(state)
+        || "57P03".equals(state)
+        || "53300".equals(state)) {
+      // admin shutdown, crash shutdown, cannot connect now, too many connections: the server is
+      // going away or refuses this client.
       return SqlErrorKind.CONNECTION;
+    }
+    if ("42703".equals(state)) {
+      return SqlErrorKind.SCHEMA_MISSING; // undefined column: a table from an older schema
     }
     return super.classify(e);
   }

@@ -14,5 +14,6 @@ CREATE TABLE IF NOT EXISTS inbox (
     result       MEDIUMBLOB    NULL,
     CONSTRAINT inbox_pk PRIMARY KEY (consumer, message_id),
     CONSTRAINT inbox_state_ck CHECK (state IN ('PROCESSING', 'DONE', 'DEAD')),
+    CONSTRAINT inbox_attempts_ck CHECK (attempts >= 1),
     INDEX inbox_state_updated_idx (state, updated_at)
 ) ENGINE = InnoDB;

@@ -1,0 +1,108 @@
+package dev.archlab.inbox.jdbc;
+
+import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.jdbc.dialect.MySqlDialect;
+
+/**
+ * The MySQL 8 code path on the MariaDB server: every store of these tests is given {@code new
+ * MySqlDialect(false)}, so claims read the inserted row back instead of using {@code RETURNING},
+ * fenced updates re-read the row, batch claims go one by one, and a one-commit lock timeout saves,
+ * sets and restores the session variable. Its tables live in a schema of their own ({@value
+ * MariaDbDatabase#MYSQL_DIALECT_SCHEMA}).
+ *
+ * <p>Only the table is created from the MariaDB DDL: MariaDB accepts the MySQL file's {@code
+ * utf8mb4_0900_bin} but makes it a PAD SPACE collation, under which {@code 'a'} and {@code 'a '}
+ * are one key. So the shipped MySQL DDL itself is not exercised here.
+ */
+final class MySqlDialectOnMariaDb extends TestDatabase {
+
+  private static final MySqlDialectOnMariaDb INSTANCE = new MySqlDialectOnMariaDb();
+
+  static MySqlDialectOnMariaDb get() {
+    return INSTANCE;
+  }
+
+  private final MariaDbDatabase server = MariaDbDatabase.get();
+
+  /** The MySQL dialect, creating its tables from the MariaDB DDL (see the class comment). */
+  static final class MySqlDialectWithMariaDbDdl extends MySqlDialect {
+    MySqlDialectWithMariaDbDdl() {
+      super(false);
+    }
+
+    @Override
+    public String schemaResource() {
+      return "dev/archlab/inbox/jdbc/schema/mariadb/V1__create_inbox.sql";
+    }
+  }
+
+  @Override
+  JdbcDialect forcedDialect() {
+    return new MySqlDialectWithMariaDbDdl();
+  }
+
+  @Override
+  public String name() {
+    return "mysql-dialect-on-mariadb";
+  }
+
+  @Override
+  String detectedDialectName() {
+    return "mariadb";
+  }
+
+  @Override
+  public String jdbcUrl() {
+    return "jdbc:mariadb://127.0.0.1:" + server.port() + "/" + MariaDbDatabase.MYSQL_DIALECT_SCHEMA;
+  }
+
+  @Override
+  public String user() {
+    return server.user();
+  }
+
+  @Override
+  public String password() {
+    return server.password();
+  }
+
+  @Override
+  String minusMicros(String col) {
+    return server.minusMicros(col);
+  }
+
+  @Override
+  String farTimeZoneSql() {
+    return server.farTimeZoneSql();
+  }
+
+  @Override
+  String lockTimeoutSql(long millis) {
+    return server.lockTimeoutSql(millis);
+  }
+
+  @Override
+  String unreachableUrl() {
+    return server.unreachableUrl();
+  }
+
+  @Override
+  String[] refusedLogin() {
+    return new String[] {jdbcUrl(), server.user(), "definitely-wrong"};
+  }
+
+  @Override
+  String sessionIdSql() {
+    return server.sessionIdSql();
+  }
+
+  @Override
+  String killSessionSql(long id) {
+    return server.killSessionSql(id);
+  }
+
+  @Override
+  String sessionLockTimeoutSql() {
+    return server.sessionLockTimeoutSql();
+  }
+}
