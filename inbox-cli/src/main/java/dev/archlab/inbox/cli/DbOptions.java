@@ -2,11 +2,20 @@ package dev.archlab.inbox.cli;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.SchemaMissingException;
+import dev.archlab.inbox.jdbc.TableName;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -55,7 +64,7 @@ final class DbOptions {
     if (value == null || value.isBlank()) {
       return defaultUrl();
     }
-    String lower = value.strip().toLowerCase(java.util.Locale.ROOT);
+    String lower = value.strip().toLowerCase(Locale.ROOT);
     if (!(lower.startsWith("jdbc:postgresql:")
         || lower.startsWith("jdbc:mariadb:")
         || lower.startsWith("jdbc:mysql:")
@@ -66,7 +75,35 @@ final class DbOptions {
               + value
               + "': expected jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: or jdbc:h2:");
     }
-    return value.strip();
+    return withMysqlScheme(value.strip());
+  }
+
+  private static final String MYSQL_SCHEME = "jdbc:mysql:";
+  private static final String PERMIT_MYSQL_SCHEME = "permitMysqlScheme";
+
+  /**
+   * A {@code jdbc:mysql:} URL rewritten so that the shipped driver (MariaDB Connector/J, which
+   * refuses that prefix unless the URL carries {@code permitMysqlScheme}) accepts it; the query
+   * parameters already there are kept. Any other URL is returned as it is.
+   */
+  static String withMysqlScheme(String url) {
+    if (!url.regionMatches(true, 0, MYSQL_SCHEME, 0, MYSQL_SCHEME.length())) {
+      return url;
+    }
+    // The driver matches the prefix case-sensitively.
+    String rewritten = MYSQL_SCHEME + url.substring(MYSQL_SCHEME.length());
+    int query = rewritten.indexOf('?');
+    if (query >= 0) {
+      for (String parameter : rewritten.substring(query + 1).split("&", -1)) {
+        int eq = parameter.indexOf('=');
+        if ((eq < 0 ? parameter : parameter.substring(0, eq)).equals(PERMIT_MYSQL_SCHEME)) {
+          return rewritten;
+        }
+      }
+    }
+    String separator =
+        query < 0 ? "?" : rewritten.endsWith("?") || rewritten.endsWith("&") ? "" : "&";
+    return rewritten + separator + PERMIT_MYSQL_SCHEME;
   }
 
   boolean isEmbeddedDefault() {
@@ -89,13 +126,142 @@ final class DbOptions {
     return new HikariDataSource(poolConfig(poolSize));
   }
 
+  /**
+   * {@link #open(int, Duration, PrintWriter)} without waiting: an unreachable database or a refused
+   * login fails at once.
+   */
+  HikariDataSource open(int poolSize) {
+    return open(poolSize, Duration.ZERO, null);
+  }
+
+  /**
+   * A pool on the resolved database, after one connection made straight through the driver has
+   * proved that the database is there and takes the login. The pool alone would wait its whole
+   * connection timeout on every attempt before saying why; the driver says it at once.
+   *
+   * <p>A refused login fails at once. Any other failure to connect is retried every 500 ms for up
+   * to {@code waitForDb} (one line on {@code err} when the wait begins), then fails. The probe
+   * connection stays open until the pool has its first connection, so an embedded H2 file is held
+   * open by this process from the first connection on (the process that opens it first hosts it for
+   * the others).
+   *
+   * @throws StoreUnavailableException with a one-line message when the database cannot be used
+   */
+  HikariDataSource open(int poolSize, Duration waitForDb, PrintWriter err) {
+    // A malformed table name is a usage error, whatever the state of the database.
+    TableName.of(table);
+    Connection probe = connectDirectly(waitForDb, err);
+    try {
+      HikariDataSource ds = dataSource(poolSize);
+      try (Connection first = ds.getConnection()) {
+        // Only to open the pool while the probe holds the database.
+      } catch (SQLException e) {
+        // The database went away in between: the command's first statement reports it.
+      }
+      return ds;
+    } finally {
+      try {
+        probe.close();
+      } catch (SQLException e) {
+        // The probe's work is done; a connection that fails to close is the driver's business.
+      }
+    }
+  }
+
+  private Connection connectDirectly(Duration waitForDb, PrintWriter err) {
+    String jdbcUrl = resolvedUrl();
+    Properties props = new Properties();
+    String u = resolvedUser();
+    String p = resolvedPassword();
+    if (u != null) {
+      props.setProperty("user", u);
+    }
+    if (p != null) {
+      props.setProperty("password", p);
+    }
+    if (DriverManager.getLoginTimeout() == 0) {
+      // The drivers' own defaults are 10 to 30 s; HikariCP sets the same value for the pool.
+      DriverManager.setLoginTimeout(5);
+    }
+    long deadline = System.nanoTime() + waitForDb.toNanos();
+    boolean announced = false;
+    while (true) {
+      try {
+        return DriverManager.getConnection(jdbcUrl, props);
+      } catch (SQLException e) {
+        if (loginRefused(e)) {
+          throw new StoreUnavailableException("database refused the login: " + describe(e), e);
+        }
+        String reason = (connectionLost(e) ? "database unreachable: " : "cannot connect: ");
+        if (System.nanoTime() - deadline >= 0) {
+          throw new StoreUnavailableException(reason + describe(e), e);
+        }
+        if (!announced && err != null) {
+          announced = true;
+          err.println(
+              "inbox: "
+                  + reason
+                  + InboxCli.oneLine(e)
+                  + "; waiting up to "
+                  + Durations.format(waitForDb)
+                  + " for the database");
+        }
+        try {
+          Thread.sleep(500);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new StoreUnavailableException(reason + describe(e), e);
+        }
+      }
+    }
+  }
+
+  /** A driver error on one line, with its SQLState. */
+  private static String describe(SQLException e) {
+    return InboxCli.oneLine(e) + " [SQLState " + e.getSQLState() + "]";
+  }
+
+  /**
+   * Whether {@code t} (or a cause of it) is a refused login: SQLState class 28 (invalid
+   * authorization), or the store's classification of one. Waiting never fixes a wrong password.
+   */
+  static boolean loginRefused(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof SQLException sql
+          && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("28")) {
+        return true;
+      }
+      if (c instanceof StoreUnavailableException
+          && c.getMessage() != null
+          && c.getMessage().contains("refused the login")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a failure to connect looks like a database that is not there (yet). */
+  private static boolean connectionLost(SQLException e) {
+    String state = e.getSQLState();
+    return state == null || state.startsWith("08") || state.startsWith("57P");
+  }
+
+  String resolvedUser() {
+    return user != null ? user : environment.get(ENV_USER);
+  }
+
+  String resolvedPassword() {
+    return password != null ? password : environment.get(ENV_PASSWORD);
+  }
+
   /** The pool's settings; separate so tests can put a faulty connection source under them. */
   HikariConfig poolConfig(int poolSize) {
     String jdbcUrl = resolvedUrl();
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(jdbcUrl);
-    String u = user != null ? user : environment.get(ENV_USER);
-    String p = password != null ? password : environment.get(ENV_PASSWORD);
+    String u = resolvedUser();
+    String p = resolvedPassword();
     if (u != null) {
       config.setUsername(u);
     }
@@ -118,7 +284,7 @@ final class DbOptions {
 
   /** The database's own default isolation level, as a HikariCP isolation name. */
   static String defaultIsolation(String jdbcUrl) {
-    String lower = jdbcUrl.toLowerCase(java.util.Locale.ROOT);
+    String lower = jdbcUrl.toLowerCase(Locale.ROOT);
     if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
       return "TRANSACTION_REPEATABLE_READ";
     }

@@ -38,7 +38,7 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    try (HikariDataSource ds = db.dataSource(12)) {
+    try (HikariDataSource ds = db.open(12)) {
       JdbcInboxStore store = db.store(ds);
       store.createSchemaIfMissing();
       String where = db.isEmbeddedDefault() ? "embedded H2 in ./.inbox/" : store.dialect().name();

@@ -1,8 +1,6 @@
 package dev.archlab.inbox.cli;
 
-import dev.archlab.inbox.InvalidConfigurationException;
-import dev.archlab.inbox.InvalidConsumerNameException;
-import dev.archlab.inbox.InvalidMessageIdException;
+import dev.archlab.inbox.InvalidArgumentException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -80,7 +78,9 @@ public final class InboxCli implements Runnable {
     cli.setParameterExceptionHandler(
         (ex, arguments) -> {
           CommandLine cmd = ex.getCommandLine();
-          err.println("inbox: " + ex.getMessage() + " (see '" + helpHint(cmd) + "')");
+          // The message may quote the user's value, newlines and all: one line, like runtime
+          // errors.
+          err.println("inbox: " + oneLine(ex) + " (see '" + helpHint(cmd) + "')");
           if (root.verbose) {
             ex.printStackTrace(err);
           }
@@ -98,10 +98,8 @@ public final class InboxCli implements Runnable {
   }
 
   static int exitCodeOf(Throwable t) {
-    if (t instanceof InvalidMessageIdException
-        || t instanceof InvalidConsumerNameException
-        || t instanceof InvalidConfigurationException
-        || t instanceof CommandLine.ParameterException) {
+    // Every refused value (ids, names, durations, configuration) is an InvalidArgumentException.
+    if (t instanceof InvalidArgumentException || t instanceof CommandLine.ParameterException) {
       return USAGE;
     }
     return FAILURE;

@@ -51,7 +51,7 @@ final class ListCommand implements Callable<Integer> {
           spec.commandLine(), "--limit must be between 1 and 100000, was " + limit);
     }
     PrintWriter out = spec.commandLine().getOut();
-    try (HikariDataSource ds = db.dataSource(2)) {
+    try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
       var records = store.list(state, consumer, limit);

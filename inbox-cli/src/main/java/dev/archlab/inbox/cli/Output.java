@@ -1,8 +1,14 @@
 package dev.archlab.inbox.cli;
 
+import java.io.Console;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.BooleanSupplier;
 
 /** Small formatting helpers shared by the commands: JSON strings, ages, progress bars. */
 final class Output {
@@ -60,7 +66,67 @@ final class Output {
     return t == null ? "-" : t.toString();
   }
 
-  /** A progress bar redrawn in place on a terminal; silent when output is not a terminal. */
+  /**
+   * Whether a progress bar may be drawn on stderr: only on a terminal. Replaceable in tests, which
+   * run under whatever the build tool's stdio is.
+   */
+  static BooleanSupplier progressTerminal = Output::stderrIsTerminal;
+
+  /**
+   * Whether this process talks to a terminal: a {@link Console} exists and, on JDK 22 and later
+   * (where {@code System.console()} is no longer null when output is redirected), {@code
+   * Console.isTerminal()} says so; and, where the platform tells (Linux {@code /proc}), stderr
+   * itself is a terminal device, since the console only speaks for stdin and stdout.
+   */
+  static boolean stderrIsTerminal() {
+    Console console = System.console();
+    return showProgress(
+        console != null, console == null ? null : isTerminal(console), stderrDevice());
+  }
+
+  /**
+   * The decision of {@link #stderrIsTerminal()}.
+   *
+   * @param consoleExists {@code System.console() != null}
+   * @param isTerminal what {@code Console.isTerminal()} said; null before JDK 22, which lacks it
+   *     (there a console exists only when stdin and stdout are a terminal)
+   * @param stderrDevice what stderr is connected to; null where the platform does not tell
+   */
+  static boolean showProgress(boolean consoleExists, Boolean isTerminal, String stderrDevice) {
+    if (!consoleExists || Boolean.FALSE.equals(isTerminal)) {
+      return false;
+    }
+    return stderrDevice == null
+        || stderrDevice.startsWith("/dev/pts/")
+        || stderrDevice.startsWith("/dev/tty")
+        || stderrDevice.equals("/dev/console");
+  }
+
+  /** {@code Console.isTerminal()} where it exists (JDK 22+), else null. */
+  static Boolean isTerminal(Console console) {
+    Method isTerminal;
+    try {
+      isTerminal = Console.class.getMethod("isTerminal");
+    } catch (NoSuchMethodException beforeJdk22) {
+      return null;
+    }
+    try {
+      return Boolean.TRUE.equals(isTerminal.invoke(console));
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** What file descriptor 2 points to, on Linux; null where that cannot be told. */
+  private static String stderrDevice() {
+    try {
+      return Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
+      return null;
+    }
+  }
+
+  /** A progress bar redrawn in place on a terminal; silent when stderr is not a terminal. */
   static final class Progress {
     private final PrintWriter err;
     private final boolean enabled;
@@ -68,9 +134,12 @@ final class Output {
     private final long total;
     private long lastDraw;
 
-    Progress(PrintWriter err, String label, long total) {
+    /**
+     * @param wanted false when the user asked for no bar ({@code --no-progress})
+     */
+    Progress(PrintWriter err, String label, long total, boolean wanted) {
       this.err = err;
-      this.enabled = System.console() != null;
+      this.enabled = wanted && progressTerminal.getAsBoolean();
       this.label = label;
       this.total = Math.max(1, total);
     }

@@ -51,6 +51,9 @@ final class PruneCommand implements Callable<Integer> {
   @Option(names = "--dry-run", description = "Count what would be deleted; delete nothing.")
   boolean dryRun;
 
+  @Option(names = "--no-progress", description = "Never draw the progress bar.")
+  boolean noProgress;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -58,7 +61,7 @@ final class PruneCommand implements Callable<Integer> {
     // Validates the window against the redelivery window; refusal is a usage error.
     DedupWindow.of(olderThan, redeliveryWindow);
     PrintWriter out = spec.commandLine().getOut();
-    try (HikariDataSource ds = db.dataSource(2)) {
+    try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
       Instant before = store.currentTime().minus(olderThan);
@@ -68,7 +71,7 @@ final class PruneCommand implements Callable<Integer> {
         return InboxCli.OK;
       }
       Output.Progress progress =
-          new Output.Progress(spec.commandLine().getErr(), "pruning", candidates);
+          new Output.Progress(spec.commandLine().getErr(), "pruning", candidates, !noProgress);
       long deleted = store.prune(consumer, before, progress::update);
       progress.finish();
       out.printf("deleted %d DONE record(s) not updated since %s%n", deleted, before);

@@ -40,7 +40,7 @@ final class ReleaseCommand implements Callable<Integer> {
     // Validated before touching the database: a malformed argument is a usage error.
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
-    try (HikariDataSource ds = db.dataSource(2)) {
+    try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
       Optional<InboxRecord> released = store.release(consumer, messageId);

@@ -43,7 +43,7 @@ final class RetryDeadCommand implements Callable<Integer> {
   public Integer call() {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     ids.forEach(id -> Identifiers.requireMessageId(id, Message.MAX_ID_LENGTH));
-    try (HikariDataSource ds = db.dataSource(2)) {
+    try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
       long count = store.retryDead(consumer, ids);

@@ -38,7 +38,7 @@ final class ShowCommand implements Callable<Integer> {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
     PrintWriter out = spec.commandLine().getOut();
-    try (HikariDataSource ds = db.dataSource(2)) {
+    try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
       Optional<InboxRecord> found = store.find(consumer, messageId);

@@ -8,7 +8,6 @@ import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
-import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.RetryPolicy;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
@@ -32,6 +31,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -51,14 +51,21 @@ import picocli.CommandLine.Spec;
           + " message inserts one row into inbox_sim_effect (no unique constraint) in the same"
           + " transaction as DONE. Redelivers until every id is DONE or DEAD, then checks that"
           + " the effect table holds exactly one row per applied id. Exit 1 if not.",
-      "Safe to kill -9 at any moment: run it again with the same arguments to resume."
+      "Ids are sim-SEED-KEY-NNNNNNN, KEY derived from --consumer, --table, --messages,"
+          + " --duplicates, --seed and --poison: a run with other arguments never shares an id, and"
+          + " the check counts only this run's ids.",
+      "Safe to kill -9 at any moment: run it again with the same arguments to resume.",
+      "A refused login or an unreachable database at start fails at once (exit 1) unless"
+          + " --wait-for-db gives the database time; outages after the first connection are"
+          + " waited out."
     },
     footer = {
       "",
       "Examples:",
       "  inbox simulate",
       "  inbox simulate --messages 20000 --duplicates 3 --workers 8 --crash-rate 0.1 --lease 1s",
-      "  inbox simulate --db jdbc:postgresql://localhost/app --user app --seed 7"
+      "  inbox simulate --db jdbc:postgresql://localhost/app --user app --seed 7",
+      "  inbox simulate --db jdbc:mysql://localhost/app --user app --wait-for-db 30s --no-progress"
     })
 final class SimulateCommand implements Callable<Integer> {
 
@@ -140,6 +147,19 @@ final class SimulateCommand implements Callable<Integer> {
       description = "Consumer name (default: ${DEFAULT-VALUE}).")
   String consumer;
 
+  @Option(
+      names = "--wait-for-db",
+      defaultValue = "0s",
+      converter = Durations.class,
+      description =
+          "At start, keep trying to reach the database for this long (e.g. 30s) instead of"
+              + " failing at once; a refused login always fails at once. Outages after the first"
+              + " connection are waited out regardless (default: ${DEFAULT-VALUE}).")
+  Duration waitForDb;
+
+  @Option(names = "--no-progress", description = "Never draw the progress bar.")
+  boolean noProgress;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   /** Stands for the process dying after the claim: not an Exception, so nothing records it. */
@@ -176,19 +196,23 @@ final class SimulateCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     validate();
     PrintWriter out = spec.commandLine().getOut();
-    String prefix = "sim-" + seed + "-";
-    try (HikariDataSource ds = db.dataSource(workers + 2)) {
+    PrintWriter err = spec.commandLine().getErr();
+    // Every id of this run, and no id of a run with other arguments: see SimulationIds.
+    SimulationIds ids = SimulationIds.of(consumer, db.table, messages, duplicates, seed, poison);
+    // Fails at once (one line) on a refused login, and on an unreachable database unless
+    // --wait-for-db gives it time; from here on the run has reached the database once.
+    try (HikariDataSource ds = db.open(workers + 2, waitForDb, err)) {
       JdbcInboxStore store = db.store(ds);
-      PrintWriter err = spec.commandLine().getErr();
-      // A consumer that starts while the database is restarting or cutting connections waits
-      // for it, as it would in production, instead of giving up.
+      // The database was there a moment ago: a restart or cut connections now are waited out,
+      // as a consumer in production would, instead of giving up.
       untilAvailable(err, "creating the schema", store::createSchemaIfMissing);
       untilAvailable(err, "creating " + EFFECTS, () -> createEffectTable(ds));
 
       List<String> order = new ArrayList<>(messages * (duplicates + 1));
       for (int i = 0; i < messages; i++) {
+        String id = ids.id(i);
         for (int d = 0; d <= duplicates; d++) {
-          order.add(prefix + i);
+          order.add(id);
         }
       }
       Collections.shuffle(order, new Random(orderSeed != null ? orderSeed : seed));
@@ -207,6 +231,7 @@ final class SimulateCommand implements Callable<Integer> {
       AtomicLong takeovers = new AtomicLong();
       AtomicLong storeErrors = new AtomicLong();
       AtomicLong outstanding = new AtomicLong(order.size());
+      AtomicReference<RuntimeException> refusedMidRun = new AtomicReference<>();
 
       IdempotentConsumer sim =
           IdempotentConsumer.builder(consumer, store)
@@ -230,7 +255,7 @@ final class SimulateCommand implements Callable<Integer> {
               .effect(
                   store.transactional(
                       (m, attempt, c) -> {
-                        if (isPoison(m.id(), prefix)) {
+                        if (ids.isPoison(m.id())) {
                           throw new IllegalArgumentException("planted poison message " + m.id());
                         }
                         try (PreparedStatement ps =
@@ -248,8 +273,7 @@ final class SimulateCommand implements Callable<Integer> {
                       }))
               .build();
 
-      Output.Progress progress =
-          new Output.Progress(spec.commandLine().getErr(), "deliveries", order.size());
+      Output.Progress progress = new Output.Progress(err, "deliveries", order.size(), !noProgress);
       long started = System.nanoTime();
       ExecutorService pool =
           Executors.newFixedThreadPool(
@@ -301,6 +325,12 @@ final class SimulateCommand implements Callable<Integer> {
                       redeliverAfterNanos = 5_000_000L;
                     } catch (StoreUnavailableException unavailable) {
                       storeErrors.incrementAndGet();
+                      if (DbOptions.loginRefused(unavailable)) {
+                        // A password changed under a running consumer: waiting never helps.
+                        refusedMidRun.compareAndSet(null, unavailable);
+                        outstanding.set(0);
+                        break;
+                      }
                       redeliverAfterNanos = 500_000_000L;
                     } catch (RuntimeException unexpected) {
                       // Any other failure must not take the delivery down with this worker: the
@@ -334,6 +364,9 @@ final class SimulateCommand implements Callable<Integer> {
       }
       pool.shutdownNow();
       progress.finish();
+      if (refusedMidRun.get() != null) {
+        throw refusedMidRun.get();
+      }
       double seconds = (System.nanoTime() - started) / 1e9;
 
       long[] effects = new long[3];
@@ -342,16 +375,9 @@ final class SimulateCommand implements Callable<Integer> {
           err,
           "reading the end state",
           () -> {
-            System.arraycopy(countEffects(ds, prefix), 0, effects, 0, 3);
-            states[0] =
-                store.list(RecordState.DONE, consumer, Integer.MAX_VALUE).stream()
-                    .filter(r -> r.messageId().startsWith(prefix))
-                    .count();
-            List<dev.archlab.inbox.InboxRecord> deadRecords =
-                store.list(RecordState.DEAD, consumer, Integer.MAX_VALUE);
-            states[1] = deadRecords.stream().filter(r -> r.messageId().startsWith(prefix)).count();
-            // Poison ids are the first P; any other DEAD id is a message the run lost.
-            states[2] = deadRecords.stream().filter(r -> isPoison(r.messageId(), prefix)).count();
+            System.arraycopy(countEffects(ds, ids), 0, effects, 0, 3);
+            System.arraycopy(
+                countStates(ds, store.table().value(), consumer, ids), 0, states, 0, 3);
           });
       long doneIds = states[0];
       long deadIds = states[1];
@@ -364,8 +390,9 @@ final class SimulateCommand implements Callable<Integer> {
               && doneIds + deadIds == messages;
 
       out.printf(
-          "simulate: %d ids x %d deliveries, %d workers, crash rate %.2f, lease %s, seed %d%n",
-          messages, duplicates + 1, workers, crashRate, Durations.format(lease), seed);
+          "simulate: %d ids x %d deliveries, %d workers, crash rate %.2f, lease %s, seed %d,"
+              + " ids %s%n",
+          messages, duplicates + 1, workers, crashRate, Durations.format(lease), seed, ids);
       out.printf("  deliveries       %10d  (consume calls, redeliveries included)%n", calls.get());
       out.printf("  applied          %10d%n", applied.get());
       out.printf("  duplicates       %10d%n", duplicate.get());
@@ -395,7 +422,8 @@ final class SimulateCommand implements Callable<Integer> {
 
   /**
    * Runs {@code work}, waiting out an unreachable database (lost connections, a restart) for up to
-   * 30 s, with a line on stderr per retry; anything else fails at once.
+   * 60 tries 500 ms apart, with a line on stderr per retry; a refused login and anything else fail
+   * at once. Only for work after the run has reached the database once.
    */
   static void untilAvailable(PrintWriter err, String what, DatabaseWork work) throws Exception {
     for (int attempt = 1; ; attempt++) {
@@ -404,27 +432,18 @@ final class SimulateCommand implements Callable<Integer> {
         return;
       } catch (StoreUnavailableException | SQLException e) {
         boolean transientLoss =
-            e instanceof StoreUnavailableException
-                || (e instanceof SQLException sql
-                    && sql.getSQLState() != null
-                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P")));
+            !DbOptions.loginRefused(e)
+                && (e instanceof StoreUnavailableException
+                    || (e instanceof SQLException sql
+                        && sql.getSQLState() != null
+                        && (sql.getSQLState().startsWith("08")
+                            || sql.getSQLState().startsWith("57P"))));
         if (!transientLoss || attempt >= 60) {
           throw e;
         }
         err.println("inbox: " + what + ": " + InboxCli.oneLine(e) + "; retrying in 500 ms");
         Thread.sleep(500);
       }
-    }
-  }
-
-  private boolean isPoison(String id, String prefix) {
-    if (poison == 0 || !id.startsWith(prefix)) {
-      return false;
-    }
-    try {
-      return Integer.parseInt(id.substring(prefix.length())) < poison;
-    } catch (NumberFormatException e) {
-      return false;
     }
   }
 
@@ -478,7 +497,7 @@ final class SimulateCommand implements Callable<Integer> {
   }
 
   /** Effect rows, distinct ids and the most rows any one id has, for this run's ids. */
-  private static long[] countEffects(HikariDataSource ds, String prefix) throws SQLException {
+  private static long[] countEffects(HikariDataSource ds, SimulationIds ids) throws SQLException {
     try (Connection c = ds.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
@@ -490,8 +509,8 @@ final class SimulateCommand implements Callable<Integer> {
                 "SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM "
                     + EFFECTS
                     + " WHERE message_id LIKE ? GROUP BY message_id) AS per_id")) {
-      ps.setString(1, prefix + "%");
-      most.setString(1, prefix + "%");
+      ps.setString(1, ids.likePattern());
+      most.setString(1, ids.likePattern());
       long[] out = new long[3];
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -503,6 +522,33 @@ final class SimulateCommand implements Callable<Integer> {
         out[2] = rs.getLong(1);
       }
       return out;
+    }
+  }
+
+  /**
+   * This run's DONE ids, DEAD ids, and DEAD ids that are planted poison, counted by the database: a
+   * run may have up to 10 million ids, none of which needs to come into memory.
+   */
+  private static long[] countStates(
+      HikariDataSource ds, String table, String consumer, SimulationIds ids) throws SQLException {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT COALESCE(SUM(CASE WHEN state = 'DONE' THEN 1 ELSE 0 END), 0),"
+                    + " COALESCE(SUM(CASE WHEN state = 'DEAD' THEN 1 ELSE 0 END), 0),"
+                    + " COALESCE(SUM(CASE WHEN state = 'DEAD' AND message_id < ? THEN 1 ELSE 0"
+                    + " END), 0) FROM "
+                    + table
+                    + " WHERE consumer = ? AND message_id LIKE ?")) {
+      // Poison ids are the first P, which sort below the first id that is not poison; any other
+      // DEAD id is a message the run gave up on.
+      ps.setString(1, ids.firstNonPoison());
+      ps.setString(2, consumer);
+      ps.setString(3, ids.likePattern());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
+      }
     }
   }
 }

@@ -43,7 +43,7 @@ final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    try (HikariDataSource ds = db.dataSource(2)) {
+    try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
       List<ConsumerStats> stats = store.stats(retention);

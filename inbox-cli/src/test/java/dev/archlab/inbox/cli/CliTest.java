@@ -7,10 +7,12 @@ import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.store.BeginRequest;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -378,6 +380,366 @@ class CliTest {
                     }))
         .hasMessageContaining("permission denied");
     assertThat(tries).hasValue(1);
+  }
+
+  // ---- simulate: failing fast at start ---------------------------------------------------------
+
+  /** Wall-clock seconds of {@code run}. */
+  private static double seconds(long startedNanos) {
+    return (System.nanoTime() - startedNanos) / 1e9;
+  }
+
+  @Test
+  @Timeout(60)
+  void simulateWithARefusedLoginFailsAtOnceWithOneLine() {
+    String url = EmbeddedPostgres.bareUrl();
+    long started = System.nanoTime();
+    Cli.Result r =
+        Cli.run(
+            "simulate",
+            "--db",
+            url,
+            "--user",
+            "no_such_role",
+            "--password",
+            "x",
+            "--messages",
+            "10");
+    assertOneLineError(r, 1, "refused the login");
+    assertThat(seconds(started)).as(r.toString()).isLessThan(5);
+    // Waiting for the database never waits out a wrong password.
+    started = System.nanoTime();
+    r =
+        Cli.run(
+            "simulate",
+            "--db",
+            url,
+            "--user",
+            "no_such_role",
+            "--password",
+            "x",
+            "--wait-for-db",
+            "30s");
+    assertOneLineError(r, 1, "refused the login");
+    assertThat(seconds(started)).as(r.toString()).isLessThan(5);
+  }
+
+  @Test
+  @Timeout(60)
+  void simulateOnAnUnreachableDatabaseFailsAtOnceUnlessToldToWait() {
+    String url = "jdbc:postgresql://127.0.0.1:1/nowhere";
+    long started = System.nanoTime();
+    Cli.Result r = Cli.run("simulate", "--db", url, "--messages", "10");
+    assertOneLineError(r, 1, "unreachable");
+    assertThat(seconds(started)).as(r.toString()).isLessThan(5);
+
+    started = System.nanoTime();
+    r = Cli.run("simulate", "--db", url, "--messages", "10", "--wait-for-db", "1500ms");
+    double took = seconds(started);
+    assertThat(r.code()).as(r.toString()).isEqualTo(1);
+    assertThat(r.err().lines().toList())
+        .as(r.toString())
+        .hasSize(2)
+        .satisfies(l -> assertThat(l.get(0)).contains("waiting up to 1500ms"))
+        .satisfies(l -> assertThat(l.get(1)).startsWith("inbox: ").contains("unreachable"));
+    assertThat(took).as(r.toString()).isBetween(1.4, 8.0);
+  }
+
+  @Test
+  void aRefusedLoginIsNeverWaitedOutMidRun() {
+    java.util.concurrent.atomic.AtomicInteger tries =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.io.StringWriter err = new java.io.StringWriter();
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                SimulateCommand.untilAvailable(
+                    new java.io.PrintWriter(err, true),
+                    "reading the end state",
+                    () -> {
+                      tries.incrementAndGet();
+                      throw new dev.archlab.inbox.StoreUnavailableException(
+                          "inbox status failed: database refused the login: password"
+                              + " authentication failed [SQLState 28P01]",
+                          new java.sql.SQLException("password authentication failed", "28P01"));
+                    }))
+        .hasMessageContaining("refused the login");
+    assertThat(tries).hasValue(1);
+    assertThat(err.toString()).isEmpty();
+  }
+
+  // ---- simulate: each run its own ids
+  // ------------------------------------------------------------
+
+  private static Cli.Result simulate(String url, String... extra) {
+    String[] base = {
+      "simulate",
+      "--db",
+      url,
+      "--duplicates",
+      "1",
+      "--workers",
+      "3",
+      "--crash-rate",
+      "0",
+      "--lease",
+      "200ms",
+      "--seed",
+      "5"
+    };
+    return Cli.run(concat(base, extra));
+  }
+
+  @Test
+  @Timeout(120)
+  void differentRunsInOneDatabaseEachVerifyOnlyTheirOwnIds() throws Exception {
+    String url = "jdbc:h2:file:" + dir.resolve("runs") + ";AUTO_SERVER=TRUE";
+    Cli.Result big = simulate(url, "--messages", "300");
+    assertThat(big.code()).as(big.toString()).isZero();
+    assertThat(big.out()).containsPattern("DONE ids\\s+300\\b").contains("distinct 300");
+    // Same seed, fewer messages: the run used to count the first run's 300 DONE ids as its own.
+    Cli.Result small = simulate(url, "--messages", "100");
+    assertThat(small.code()).as(small.toString()).isZero();
+    assertThat(small.out())
+        .containsPattern("applied\\s+100\\b")
+        .containsPattern("DONE ids\\s+100\\b")
+        .containsPattern("effects\\s+100\\s+distinct 100\\b");
+    // Same seed and size under another consumer, and in another inbox table.
+    for (String[] other :
+        new String[][] {
+          {"--consumer", "sim-b"},
+          {"--table", "other_inbox"},
+          {"--poison", "3", "--max-attempts", "2"}
+        }) {
+      Cli.Result r = simulate(url, concat(new String[] {"--messages", "100"}, other));
+      assertThat(r.code()).as(r.toString()).isZero();
+      assertThat(r.out()).contains("applied").contains("EXACTLY ONE EFFECT PER ID");
+      assertThat(r.out()).as(r.toString()).doesNotContainPattern("applied\\s+0\\b");
+    }
+    // The same arguments again resume the same ids: nothing is applied twice.
+    Cli.Result again = simulate(url, "--messages", "100");
+    assertThat(again.code()).as(again.toString()).isZero();
+    assertThat(again.out())
+        .containsPattern("applied\\s+0\\b")
+        .containsPattern("effects\\s+100\\s+distinct 100\\b");
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+        java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet rs =
+            st.executeQuery("SELECT COUNT(*), COUNT(DISTINCT message_id) FROM inbox_sim_effect")) {
+      rs.next();
+      // 300 + 100 + 100 + 100 + 97 (3 poison ids are never applied) distinct ids, once each.
+      assertThat(rs.getLong(1)).isEqualTo(697);
+      assertThat(rs.getLong(2)).isEqualTo(697);
+    }
+    // Redirected output (as in this test): no progress bar.
+    assertThat(big.err() + small.err() + again.err()).doesNotContain("\r");
+  }
+
+  @Test
+  void simulateAndPruneDrawTheBarOnlyOnATerminalAndNeverWithNoProgress() {
+    String url = "jdbc:h2:file:" + dir.resolve("progress") + ";AUTO_SERVER=TRUE";
+    java.util.function.BooleanSupplier real = Output.progressTerminal;
+    try {
+      Output.progressTerminal = () -> true;
+      Cli.Result drawn = simulate(url, "--messages", "50");
+      assertThat(drawn.code()).as(drawn.toString()).isZero();
+      assertThat(drawn.err()).contains("\rdeliveries [");
+      Cli.Result quiet = simulate(url, "--messages", "60", "--no-progress");
+      assertThat(quiet.code()).as(quiet.toString()).isZero();
+      assertThat(quiet.err()).doesNotContain("\r");
+      Cli.Result prune = Cli.run("prune", "--db", url, "--older-than", "2d", "--no-progress");
+      assertThat(prune.code()).as(prune.toString()).isZero();
+      assertThat(prune.err()).doesNotContain("\r");
+    } finally {
+      Output.progressTerminal = real;
+    }
+  }
+
+  // ---- operator commands on the embedded database, with exact figures
+  // ----------------------------
+
+  private static JdbcInboxStore h2Store(String url, String table) {
+    org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
+    ds.setURL(url);
+    return JdbcInboxStore.builder(ds).table(table).build();
+  }
+
+  private static void h2(String url, String sql) throws java.sql.SQLException {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+        java.sql.Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  private static dev.archlab.inbox.Claim claim(JdbcInboxStore store, String consumer, String id) {
+    return store.begin(new BeginRequest(consumer, id, Duration.ofMinutes(5), 5, null)).claim();
+  }
+
+  @Test
+  void statusReportsStuckDeadOldestProcessingAndPastRetention() throws Exception {
+    String url = "jdbc:h2:file:" + dir.resolve("status") + ";AUTO_SERVER=TRUE";
+    String[] db = {"--db", url, "--table", "status_inbox"};
+    assertThat(Cli.run(concat(new String[] {"migrate"}, db)).code()).isZero();
+    JdbcInboxStore store = h2Store(url, "status_inbox");
+    store.complete(claim(store, "ops", "done-old"), null);
+    store.complete(claim(store, "ops", "done-new"), null);
+    store.markDead(claim(store, "ops", "dead-1"), "cannot parse");
+    claim(store, "ops", "stuck-1");
+    claim(store, "ops", "live-1");
+    store.complete(claim(store, "other", "o-1"), null);
+    // Ten days since done-old was finished; stuck-1's owner died a minute ago; live-1 was first
+    // claimed two hours ago and is still leased.
+    h2(
+        url,
+        "UPDATE status_inbox SET updated_at = DATEADD('DAY', -10, updated_at)"
+            + " WHERE message_id = 'done-old'");
+    h2(
+        url,
+        "UPDATE status_inbox SET lease_until = DATEADD('MINUTE', -1, CURRENT_TIMESTAMP)"
+            + " WHERE message_id = 'stuck-1'");
+    h2(
+        url,
+        "UPDATE status_inbox SET created_at = DATEADD('HOUR', -2, created_at)"
+            + " WHERE message_id = 'live-1'");
+
+    Cli.Result status = Cli.run(concat(new String[] {"status"}, db));
+    assertThat(status.code()).as(status.toString()).isZero();
+    assertThat(status.out())
+        .contains("CONSUMER")
+        .contains("PROCESSING")
+        .contains("STUCK")
+        .contains("OLDEST ACTIVE")
+        .contains("PAST 7d");
+    // CONSUMER PROCESSING DONE DEAD STUCK OLDEST-ACTIVE PAST-RETENTION
+    assertThat(row(status.out(), "ops")).containsExactly("ops", "2", "2", "1", "1", "2h", "1");
+    assertThat(row(status.out(), "other")).containsExactly("other", "0", "1", "0", "0", "-", "0");
+    Cli.Result longer = Cli.run(concat(new String[] {"status", "--retention", "14d"}, db));
+    assertThat(row(longer.out(), "ops")).containsExactly("ops", "2", "2", "1", "1", "2h", "0");
+  }
+
+  private static List<String> row(String table, String consumer) {
+    return table
+        .lines()
+        .filter(l -> l.startsWith(consumer + " "))
+        .findFirst()
+        .map(l -> List.of(l.strip().split("\\s+")))
+        .orElseThrow(() -> new AssertionError("no row for " + consumer + " in:\n" + table));
+  }
+
+  @Test
+  void pruneDryRunCountsWhatPruneThenDeletes() throws Exception {
+    String url = "jdbc:h2:file:" + dir.resolve("prune") + ";AUTO_SERVER=TRUE";
+    String[] db = {"--db", url, "--table", "prune_inbox"};
+    assertThat(Cli.run(concat(new String[] {"migrate"}, db)).code()).isZero();
+    JdbcInboxStore store = h2Store(url, "prune_inbox");
+    store.complete(claim(store, "ops", "old-done"), null);
+    store.complete(claim(store, "ops", "new-done"), null);
+    store.markDead(claim(store, "ops", "old-dead"), "poison");
+    h2(
+        url,
+        "UPDATE prune_inbox SET updated_at = DATEADD('DAY', -3, updated_at)"
+            + " WHERE message_id IN ('old-done', 'old-dead')");
+    String[] window = {"--older-than", "2d", "--redelivery-window", "1d"};
+
+    Cli.Result dry = Cli.run(concat(concat(new String[] {"prune", "--dry-run"}, window), db));
+    assertThat(dry.code()).as(dry.toString()).isZero();
+    assertThat(dry.out()).contains("would delete 1 DONE record(s)");
+    assertThat(store.find("ops", "old-done")).isPresent();
+    assertThat(store.find("ops", "new-done")).isPresent();
+    assertThat(store.find("ops", "old-dead")).isPresent();
+
+    Cli.Result real = Cli.run(concat(concat(new String[] {"prune"}, window), db));
+    assertThat(real.code()).as(real.toString()).isZero();
+    assertThat(real.out()).contains("deleted 1 DONE record(s)");
+    assertThat(store.find("ops", "old-done")).isEmpty();
+    assertThat(store.find("ops", "new-done")).isPresent();
+    assertThat(store.find("ops", "old-dead")).isPresent(); // DEAD is never pruned
+
+    Cli.Result nothing = Cli.run(concat(concat(new String[] {"prune", "--dry-run"}, window), db));
+    assertThat(nothing.out()).contains("would delete 0 DONE record(s)");
+  }
+
+  @Test
+  void userAndPasswordComeFromTheEnvironmentUnlessGiven() throws Exception {
+    String url = "jdbc:h2:file:" + dir.resolve("creds") + ";AUTO_SERVER=TRUE";
+    // The first connection creates the H2 database with this user and password.
+    java.sql.DriverManager.getConnection(url, "admin", "s3cret").close();
+    try {
+      DbOptions.environment =
+          Map.of(
+              DbOptions.ENV_URL,
+              url,
+              DbOptions.ENV_USER,
+              "admin",
+              DbOptions.ENV_PASSWORD,
+              "s3cret");
+      Cli.Result migrated = Cli.run("migrate");
+      assertThat(migrated.code()).as(migrated.toString()).isZero();
+      assertThat(Cli.run("status").code()).isZero();
+
+      DbOptions.environment =
+          Map.of(
+              DbOptions.ENV_URL, url, DbOptions.ENV_USER, "admin", DbOptions.ENV_PASSWORD, "wrong");
+      assertOneLineError(Cli.run("status"), 1, "refused the login");
+      // --password wins over the variable.
+      assertThat(Cli.run("status", "--password", "s3cret").code()).isZero();
+
+      DbOptions.environment =
+          Map.of(
+              DbOptions.ENV_URL,
+              url,
+              DbOptions.ENV_USER,
+              "nobody",
+              DbOptions.ENV_PASSWORD,
+              "s3cret");
+      assertOneLineError(Cli.run("status"), 1, "refused the login");
+      assertThat(Cli.run("status", "--user", "admin").code()).isZero();
+    } finally {
+      DbOptions.environment = Map.of();
+    }
+  }
+
+  // ---- one-line usage errors, migrate on a foreign table
+  // -------------------------------------------
+
+  @Test
+  void aUsageErrorWithANewlineInItsMessageIsStillOneLine() {
+    Cli.Result r = Cli.run("status", "--db", h2, "--retention", "5\nx");
+    assertOneLineError(r, 2, "invalid duration '5 x'");
+    r = Cli.run("show", "--db", h2, "billing\nnext", "m-1");
+    assertThat(r.err().strip().lines()).as(r.toString()).hasSize(1);
+  }
+
+  @Test
+  void migrateRefusesATableThatLacksColumnsAndNamesThem() throws Exception {
+    String url = "jdbc:h2:file:" + dir.resolve("partial") + ";AUTO_SERVER=TRUE";
+    // Readable as an inbox table for consumer/message_id, and has the index's columns too.
+    h2(
+        url,
+        "CREATE TABLE partial_inbox (consumer VARCHAR(128) NOT NULL, message_id VARCHAR(255)"
+            + " NOT NULL, state VARCHAR(10) NOT NULL, updated_at TIMESTAMP WITH TIME ZONE,"
+            + " Last_Error VARCHAR(1000))");
+    Cli.Result r = Cli.run("migrate", "--db", url, "--table", "partial_inbox");
+    assertOneLineError(
+        r,
+        1,
+        "table partial_inbox exists but is not an inbox table: it lacks column(s) attempts,"
+            + " lease_until, created_at, payload_hash, result of the 10");
+    assertThat(r.out()).doesNotContain("up to date");
+    // Nothing was changed: no index was added.
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+        java.sql.ResultSet rs =
+            c.getMetaData().getIndexInfo(null, null, "PARTIAL_INBOX", false, false)) {
+      while (rs.next()) {
+        assertThat(rs.getString("INDEX_NAME")).doesNotContainIgnoringCase("state_updated");
+      }
+    }
+    // The table name is matched whatever its case; a whole table is up to date.
+    assertThat(Cli.run("migrate", "--db", url, "--table", "PARTIAL_INBOX").code()).isEqualTo(1);
+    Cli.Result fresh = Cli.run("migrate", "--db", url, "--table", "whole_inbox");
+    assertThat(fresh.out()).contains("table whole_inbox created");
+    Cli.Result again = Cli.run("migrate", "--db", url, "--table", "Whole_Inbox");
+    assertThat(again.code()).as(again.toString()).isZero();
+    assertThat(again.out()).contains("is up to date");
   }
 
   private static String[] concat(String[] a, String[] b) {

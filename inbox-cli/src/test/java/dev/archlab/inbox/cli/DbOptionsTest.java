@@ -1,0 +1,82 @@
+package dev.archlab.inbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.archlab.inbox.StoreUnavailableException;
+import java.sql.SQLException;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** URL resolution and failure classification of the shared database options. */
+class DbOptionsTest {
+
+  @AfterEach
+  void restoreEnvironment() {
+    DbOptions.environment = System.getenv();
+  }
+
+  /**
+   * MariaDB Connector/J, the only MySQL-protocol driver shipped, refuses {@code jdbc:mysql:} unless
+   * the URL names {@code permitMysqlScheme}; the parameters already there are kept.
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "jdbc:mysql://db:3306/app | jdbc:mysql://db:3306/app?permitMysqlScheme",
+        "jdbc:mysql://db/app?useSSL=false | jdbc:mysql://db/app?useSSL=false&permitMysqlScheme",
+        "jdbc:mysql://db/app?a=1&b=2 | jdbc:mysql://db/app?a=1&b=2&permitMysqlScheme",
+        "jdbc:mysql://db/app? | jdbc:mysql://db/app?permitMysqlScheme",
+        "jdbc:mysql://db/app?a=1& | jdbc:mysql://db/app?a=1&permitMysqlScheme",
+        "JDBC:MySQL://db/app | jdbc:mysql://db/app?permitMysqlScheme",
+        "jdbc:mysql://db/app?permitMysqlScheme | jdbc:mysql://db/app?permitMysqlScheme",
+        "jdbc:mysql://db/app?x=1&permitMysqlScheme=true | jdbc:mysql://db/app?x=1&permitMysqlScheme=true",
+        "jdbc:mariadb://db/app?a=1 | jdbc:mariadb://db/app?a=1",
+        "jdbc:postgresql://db/app | jdbc:postgresql://db/app",
+      })
+  void mysqlUrlsAreRewrittenForTheMariaDbDriver(String given, String expected) throws Exception {
+    DbOptions options = new DbOptions();
+    options.url = given;
+    DbOptions.environment = Map.of();
+    String resolved = options.resolvedUrl();
+    assertThat(resolved).isEqualTo(expected);
+    if (expected.startsWith("jdbc:m")) {
+      assertThat(new org.mariadb.jdbc.Driver().acceptsURL(resolved)).isTrue();
+    }
+  }
+
+  @Test
+  void mysqlUrlFromTheEnvironmentIsRewrittenToo() {
+    DbOptions.environment = Map.of(DbOptions.ENV_URL, "jdbc:mysql://db/app?useSSL=false");
+    assertThat(new DbOptions().resolvedUrl())
+        .isEqualTo("jdbc:mysql://db/app?useSSL=false&permitMysqlScheme");
+  }
+
+  @Test
+  void refusedLoginIsSqlStateClass28OrTheStoresClassification() {
+    assertThat(DbOptions.loginRefused(new SQLException("password authentication", "28P01")))
+        .isTrue();
+    assertThat(DbOptions.loginRefused(new SQLException("Access denied", "28000", 1045))).isTrue();
+    // HikariCP's timeout wraps the driver's error.
+    assertThat(
+            DbOptions.loginRefused(
+                new java.sql.SQLTransientConnectionException(
+                    "inbox-cli - Connection is not available",
+                    "08001",
+                    new SQLException("Wrong user name or password", "28000"))))
+        .isTrue();
+    assertThat(
+            DbOptions.loginRefused(
+                new StoreUnavailableException(
+                    "inbox status failed: database refused the login: x [SQLState null]", null)))
+        .isTrue();
+    assertThat(DbOptions.loginRefused(new SQLException("Connection refused", "08001"))).isFalse();
+    assertThat(
+            DbOptions.loginRefused(
+                new StoreUnavailableException("inbox begin failed: database unreachable", null)))
+        .isFalse();
+  }
+}
