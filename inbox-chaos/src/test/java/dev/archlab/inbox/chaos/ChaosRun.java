@@ -2,6 +2,7 @@ package dev.archlab.inbox.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.archlab.inbox.cli.SimulationIds;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,6 +29,11 @@ final class ChaosRun {
       long seed,
       int poison) {
 
+    /** The ids {@code inbox simulate} derives from these arguments (default table). */
+    SimulationIds ids() {
+      return SimulationIds.of(CONSUMER, "inbox", messages, duplicates, seed, poison);
+    }
+
     List<String> args(Database db) {
       List<String> a = new ArrayList<>(db.cliArgs());
       a.addAll(
@@ -49,7 +55,12 @@ final class ChaosRun {
               "--seed",
               String.valueOf(seed),
               "--poison",
-              String.valueOf(poison)));
+              String.valueOf(poison),
+              // A restarted slot may meet a database that is down at that moment; a first start
+              // fails fast by default.
+              "--wait-for-db",
+              "60s",
+              "--no-progress"));
       return a;
     }
   }
@@ -57,10 +68,19 @@ final class ChaosRun {
   /** What an injector did: how many faults, and when each one ended (System.nanoTime). */
   static final class Injected {
     final List<Long> faultEnds = new ArrayList<>();
+    int whileRunning;
     String description = "none";
 
-    void ended() {
+    /**
+     * A fault just ended. {@code hitRunningConsumers}: consumers were running when it began and
+     * were still running when it ended (or, for a kill, the signal ended a running process), so
+     * they had to live through it rather than finish before it.
+     */
+    void ended(boolean hitRunningConsumers) {
       faultEnds.add(System.nanoTime());
+      if (hitRunningConsumers) {
+        whileRunning++;
+      }
     }
   }
 
@@ -69,14 +89,44 @@ final class ChaosRun {
     void inject(Fleet fleet, EffectWatch watch, Injected injected) throws Exception;
   }
 
+  /** What a scenario must have injected for its row to mean anything. */
+  enum Faults {
+    /** No fault at all (clock skew, load): the injector must record none. */
+    NONE,
+    /** At least one SIGKILL must have ended a running consumer. */
+    KILLS,
+    /**
+     * At least one outage (server restart, connection cut) while the consumers ran; the consumers
+     * must have reported store errors (proof they met it) and the effect table must have grown
+     * after a fault (a recovery time was measured).
+     */
+    OUTAGES
+  }
+
+  /** How the consumer processes start. */
+  enum Start {
+    /** Each as soon as its JVM is up: seconds apart on a loaded machine. */
+    AS_THEY_COME_UP,
+    /**
+     * Held at a {@link StartGate} (PostgreSQL) until every process is at its first statement on the
+     * inbox table, then let go at once.
+     */
+    TOGETHER
+  }
+
+  /** A scenario's own assertions, run with the common ones before the figures are recorded. */
+  interface Check {
+    void check(Result result) throws Exception;
+  }
+
   /** The outcome of one run, for tests that check more than the common assertions. */
-  record Result(Figures figures, EndState end, Fleet fleet) {}
+  record Result(Figures figures, EndState end, Fleet fleet, Injected injected) {}
 
   private ChaosRun() {}
 
   /**
-   * Runs one fault scenario to the end and asserts the end state. {@code perSlot} has one entry per
-   * consumer process (its extra arguments).
+   * {@link #run(String, Database, Shape, List, Path, int, Faults, Start, Injector, Check)},
+   * ungated, no check of its own.
    */
   static Result run(
       String fault,
@@ -85,24 +135,65 @@ final class ChaosRun {
       List<List<String>> perSlot,
       Path logDir,
       int runs,
+      Faults expected,
       Injector injector)
       throws Exception {
+    return run(
+        fault,
+        db,
+        shape,
+        perSlot,
+        logDir,
+        runs,
+        expected,
+        Start.AS_THEY_COME_UP,
+        injector,
+        r -> {});
+  }
+
+  /**
+   * Runs one fault scenario to the end, asserts the end state, what was injected ({@code expected})
+   * and the scenario's own {@code check}, and only then records its figures as passed. A run that
+   * fails after its figures are known records them as failed, which the report refuses to render;
+   * one that fails earlier records nothing (and the previous run's row is deleted first). {@code
+   * perSlot} has one entry per consumer process (its extra arguments).
+   */
+  static Result run(
+      String fault,
+      Database db,
+      Shape shape,
+      List<List<String>> perSlot,
+      Path logDir,
+      int runs,
+      Faults expected,
+      Start start,
+      Injector injector,
+      Check check)
+      throws Exception {
+    Figures.forget(db.name(), fault);
     long started = System.nanoTime();
     Injected injected = new Injected();
-    EndState end;
     Fleet fleet = new Fleet(logDir, shape.args(db), perSlot);
     try (EffectWatch watch = new EffectWatch(db)) {
+      boolean finished;
+      StringBuilder tails = new StringBuilder();
+      StartGate gate = null;
       try {
         Fleet.migrate(db, logDir);
         EndState.createEffectTable(db);
+        if (start == Start.TOGETHER) {
+          gate = StartGate.close(db, "inbox");
+        }
         fleet.startAll();
+        if (gate != null) {
+          gate.openWhenAllWait(fleet);
+        }
         injector.inject(fleet, watch, injected);
         // Bounded: generous for two cores, but a hung consumer fails the test instead of CI.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        boolean finished = fleet.awaitAll(deadline);
+        finished = fleet.awaitAll(deadline);
         if (!finished) {
-          // The log directory is deleted with the test: show what the stuck consumers said.
-          StringBuilder tails = new StringBuilder();
+          // The log directory is deleted with the test: keep what the stuck consumers said.
           for (Fleet.Run r : fleet.finalRuns()) {
             String out = r.output();
             tails
@@ -112,25 +203,21 @@ final class ChaosRun {
                 .append(":\n")
                 .append(out.length() > 4000 ? out.substring(out.length() - 4000) : out);
           }
-          assertThat(finished)
-              .as("every consumer finished by itself within 180 s after the faults; logs:%s", tails)
-              .isTrue();
-        }
-        for (Fleet.Run r : fleet.finalRuns()) {
-          assertThat(r.process.exitValue())
-              .as(
-                  "exit code of slot %d (0 = its own verdict held); output:%n%s",
-                  r.slot, r.output())
-              .isZero();
         }
       } finally {
-        fleet.close();
+        try {
+          if (gate != null) {
+            gate.close();
+          }
+        } finally {
+          fleet.close();
+        }
       }
       long recovery = -1;
       for (long t : injected.faultEnds) {
         recovery = Math.max(recovery, watch.recoveryMillis(t));
       }
-      end = EndState.read(db, CONSUMER, shape.seed(), shape.messages(), shape.poison());
+      EndState end = EndState.read(db, CONSUMER, shape.ids());
       Figures figures =
           new Figures(
               fault,
@@ -141,6 +228,7 @@ final class ChaosRun {
               shape.messages(),
               (long) fleet.starts() * shape.messages() * (shape.duplicates() + 1),
               fleet.sum("deliveries"),
+              fleet.sum("in-flight"),
               injected.description,
               injected.faultEnds.size(),
               end.doubleEffects(),
@@ -151,11 +239,64 @@ final class ChaosRun {
               fleet.sum("store errors"),
               recovery,
               (System.nanoTime() - started) / 1e9);
-      // Written before the assertions, so a failing run still leaves its numbers behind.
-      figures.write(
-          db.name() + "-" + fault.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-"));
-      assertEndState(shape, end);
-      return new Result(figures, end, fleet);
+      Result result = new Result(figures, end, fleet, injected);
+      try {
+        assertThat(finished)
+            .as("every consumer finished by itself within 180 s after the faults; logs:%s", tails)
+            .isTrue();
+        for (Fleet.Run r : fleet.finalRuns()) {
+          assertThat(r.process.exitValue())
+              .as(
+                  "exit code of slot %d (0 = its own verdict held); output:%n%s",
+                  r.slot, r.output())
+              .isZero();
+        }
+        assertEndState(shape, end);
+        assertInjected(expected, figures, injected);
+        check.check(result);
+      } catch (Throwable failure) {
+        // Kept for diagnosis, marked so that the report refuses to render it.
+        figures.write(Figures.FAILED);
+        throw failure;
+      }
+      figures.write(Figures.PASSED);
+      return result;
+    }
+  }
+
+  /** A fault scenario whose faults all missed the running consumers proves nothing: fail it. */
+  static void assertInjected(Faults expected, Figures figures, Injected injected) {
+    String ctx = figures.toString();
+    switch (expected) {
+      case NONE:
+        assertThat(injected.faultEnds)
+            .as("faults injected in a no-fault scenario: %s", ctx)
+            .isEmpty();
+        break;
+      case KILLS:
+        assertThat(injected.whileRunning)
+            .as(
+                "SIGKILLs that ended a running consumer (0: the consumers finished before any"
+                    + " kill, so the run proves nothing): %s",
+                ctx)
+            .isPositive();
+        break;
+      case OUTAGES:
+        assertThat(injected.whileRunning)
+            .as(
+                "outages that began and ended while consumers ran (0: the consumers finished"
+                    + " before any fault, so the run proves nothing): %s",
+                ctx)
+            .isPositive();
+        assertThat(figures.storeErrors())
+            .as("store errors the consumers reported (0: none of them met the outage): %s", ctx)
+            .isPositive();
+        assertThat(figures.recoveryMsMax())
+            .as("recovery time (-1: the effect table never grew after a fault): %s", ctx)
+            .isNotNegative();
+        break;
+      default:
+        throw new AssertionError(expected);
     }
   }
 

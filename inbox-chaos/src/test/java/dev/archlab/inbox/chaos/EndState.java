@@ -1,5 +1,6 @@
 package dev.archlab.inbox.chaos;
 
+import dev.archlab.inbox.cli.SimulationIds;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,6 +18,8 @@ import java.sql.Statement;
  * @param deadOther DEAD ids that were not poison (a message given up on)
  * @param processing ids still PROCESSING (stuck)
  * @param lost ids neither DONE nor DEAD
+ * @param retried ids whose record is past attempt 1: each extra attempt is a claim that was taken
+ *     over (or a failed run retried), counted by the database rather than by the processes
  */
 record EndState(
     long effectRows,
@@ -25,7 +28,8 @@ record EndState(
     long deadPoison,
     long deadOther,
     long processing,
-    long lost) {
+    long lost,
+    long retried) {
 
   static final String EFFECTS = "inbox_sim_effect";
 
@@ -35,35 +39,39 @@ record EndState(
   }
 
   /**
-   * Reads the end state of consumer {@code consumer} for ids {@code sim-SEED-0 .. sim-SEED-(n-1)},
-   * the first {@code poison} of which are poison (the naming {@code inbox simulate} uses).
+   * Reads the end state of consumer {@code consumer} for the ids of one {@code inbox simulate} run
+   * ({@code ids}, the naming the command itself uses), the first {@code ids.poison()} of which are
+   * poison.
    */
-  static EndState read(Database db, String consumer, long seed, int messages, int poison)
-      throws SQLException {
-    String prefix = "sim-" + seed + "-";
+  static EndState read(Database db, String consumer, SimulationIds ids) throws SQLException {
+    String like = ids.likePattern();
     try (Connection c = db.connect()) {
-      long rows = count(c, "SELECT COUNT(*) FROM " + EFFECTS + " WHERE message_id LIKE ?", prefix);
+      long rows = count(c, "SELECT COUNT(*) FROM " + EFFECTS + " WHERE message_id LIKE ?", like);
       long distinct =
           count(
               c,
               "SELECT COUNT(DISTINCT message_id) FROM " + EFFECTS + " WHERE message_id LIKE ?",
-              prefix);
+              like);
       long done = 0;
       long deadPoison = 0;
       long deadOther = 0;
       long processing = 0;
+      long retried = 0;
       java.util.Set<String> seen = new java.util.HashSet<>();
       try (PreparedStatement ps =
           c.prepareStatement(
-              "SELECT message_id, state FROM inbox WHERE consumer = ? AND message_id LIKE ?")) {
+              "SELECT message_id, state, attempts FROM inbox WHERE consumer = ? AND message_id LIKE ?")) {
         ps.setString(1, consumer);
-        ps.setString(2, prefix + "%");
+        ps.setString(2, like);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             String id = rs.getString(1);
             String state = rs.getString(2);
             seen.add(id);
-            boolean isPoison = Integer.parseInt(id.substring(prefix.length())) < poison;
+            if (rs.getInt(3) > 1) {
+              retried++;
+            }
+            boolean isPoison = ids.isPoison(id);
             switch (state) {
               case "DONE":
                 done++;
@@ -82,19 +90,19 @@ record EndState(
         }
       }
       long lost = 0;
-      for (int i = 0; i < messages; i++) {
-        if (!seen.contains(prefix + i)) {
+      for (int i = 0; i < ids.messages(); i++) {
+        if (!seen.contains(ids.id(i))) {
           lost++; // never even claimed
         }
       }
       lost += processing;
-      return new EndState(rows, distinct, done, deadPoison, deadOther, processing, lost);
+      return new EndState(rows, distinct, done, deadPoison, deadOther, processing, lost, retried);
     }
   }
 
-  private static long count(Connection c, String sql, String prefix) throws SQLException {
+  private static long count(Connection c, String sql, String like) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setString(1, prefix + "%");
+      ps.setString(1, like);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getLong(1);

