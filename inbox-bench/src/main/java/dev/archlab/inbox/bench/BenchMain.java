@@ -103,9 +103,11 @@ public final class BenchMain {
     return new LoadHarness.Settings(
         systems,
         connections,
-        Double.parseDouble(o.getOrDefault("warmup", full ? "10" : "4")),
-        Double.parseDouble(o.getOrDefault("duration", full ? "20" : "8")),
-        Integer.parseInt(o.getOrDefault("rounds", full ? "3" : "2")),
+        Double.parseDouble(o.getOrDefault("warmup", full ? "5" : "4")),
+        Double.parseDouble(o.getOrDefault("duration", full ? "10" : "8")),
+        // Five short rounds rather than three long ones: the targets take the median of the
+        // per-round ratios, which needs rounds more than it needs long windows.
+        Integer.parseInt(o.getOrDefault("rounds", full ? "5" : "3")),
         out);
   }
 

@@ -75,7 +75,7 @@ class HarnessSmokeTest {
       MemoryStoreBenchmark bench = new MemoryStoreBenchmark();
       bench.impl = impl;
       bench.duplicatePercent = 50;
-      bench.freshStore();
+      bench.openStore();
       MemoryStoreBenchmark.Ids ids = new MemoryStoreBenchmark.Ids();
       ids.reset(bench);
       int applied = 0;

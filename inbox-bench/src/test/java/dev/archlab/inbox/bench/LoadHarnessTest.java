@@ -32,4 +32,54 @@ class LoadHarnessTest {
     assertThat(r.p50Micros()).isEqualTo(2.0);
     assertThat(r.p99Micros()).isEqualTo(4.0);
   }
+
+  private static java.util.Map<String, String> roundRow(
+      String system, int connections, int round, double msgsPerSecond) {
+    return java.util.Map.of(
+        "system",
+        system,
+        "connections",
+        Integer.toString(connections),
+        "round",
+        Integer.toString(round),
+        "msgs_per_s",
+        Double.toString(msgsPerSecond));
+  }
+
+  @Test
+  void targetRatiosPairSystemsWithinARoundAndTakeTheMedian() {
+    List<java.util.Map<String, String>> rounds =
+        List.of(
+            roundRow("inbox-1c", 1, 1, 900),
+            roundRow("floor-1c", 1, 1, 1_000),
+            roundRow("inbox-1c", 1, 2, 500), // a slow window of ours
+            roundRow("floor-1c", 1, 2, 1_000),
+            roundRow("inbox-1c", 1, 3, 1_900),
+            roundRow("floor-1c", 1, 3, 2_000),
+            roundRow("inbox-1c", 4, 1, 1), // other connection count: ignored
+            roundRow("floor-1c", 4, 1, 1_000));
+    assertThat(Targets.roundRatios(rounds, "inbox-1c", "floor-1c", 1))
+        .containsExactly(0.9, 0.5, 0.95);
+    assertThat(Targets.median(List.of(0.9, 0.5, 0.95))).isEqualTo(0.9);
+    assertThat(Targets.median(List.of(0.9, 0.5, 0.95, 1.0))).isEqualTo(0.925);
+
+    List<java.util.Map<String, String>> pooled =
+        List.of(
+            java.util.Map.of("system", "inbox-1c", "connections", "1", "msgs_per_s", "1100"),
+            java.util.Map.of("system", "floor-1c", "connections", "1", "msgs_per_s", "1333"));
+    List<Targets.Check> checks = Targets.check(pooled, rounds, List.of(), List.of());
+    Targets.Check oneCommit =
+        checks.stream()
+            .filter(c -> c.target().equals("one-commit >= 0.9x its floor @1"))
+            .findFirst()
+            .orElseThrow();
+    // Pooled 0.83x would miss; the median of the paired rounds decides, and both are shown.
+    assertThat(oneCommit.verdict()).isEqualTo("PASS");
+    assertThat(oneCommit.detail()).startsWith("0.90x (median of 3 rounds").contains("pooled 0.83x");
+    // No memory or scale rows: reported as skipped, never passed.
+    assertThat(checks)
+        .filteredOn(c -> c.target().startsWith("memory store"))
+        .extracting(Targets.Check::verdict)
+        .containsOnly("SKIPPED");
+  }
 }
