@@ -33,6 +33,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -154,7 +155,6 @@ public abstract class InboxStoreContractTest {
   @DisplayName("2. concurrent duplicates: exactly one APPLIED, the rest IN_FLIGHT or DUPLICATE")
   void concurrentDuplicatesApplyOnce() throws Exception {
     AtomicInteger calls = new AtomicInteger();
-    CountDownLatch start = new CountDownLatch(1);
     IdempotentConsumer c =
         consumer(
                 CONSUMER,
@@ -163,33 +163,17 @@ public abstract class InboxStoreContractTest {
                   Thread.sleep(20);
                 })
             .build();
-    int workers = workerThreads();
-    ExecutorService pool = Executors.newFixedThreadPool(workers);
-    try {
-      List<Future<Outcome>> futures = new ArrayList<>();
-      for (int i = 0; i < workers; i++) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  start.await();
-                  return c.consume(Message.of("m-concurrent"));
-                }));
-      }
-      start.countDown();
-      List<Status> statuses = new ArrayList<>();
-      for (Future<Outcome> f : futures) {
-        statuses.add(f.get(30, TimeUnit.SECONDS).status());
-      }
-      assertThat(statuses).filteredOn(s -> s == Status.APPLIED).hasSize(1);
-      assertThat(statuses)
-          .allMatch(s -> s == Status.APPLIED || s == Status.IN_FLIGHT || s == Status.DUPLICATE);
-      assertThat(calls).hasValue(1);
-      InboxRecord done = store().find(CONSUMER, "m-concurrent").orElseThrow();
-      assertThat(done.state()).isEqualTo(RecordState.DONE);
-      assertThat(done.attempts()).as("nobody took the live claim over").isEqualTo(1);
-    } finally {
-      pool.shutdownNow();
+    List<Status> statuses = new ArrayList<>();
+    for (Outcome o : race(workerThreads(), () -> c.consume(Message.of("m-concurrent")))) {
+      statuses.add(o.status());
     }
+    assertThat(statuses).filteredOn(s -> s == Status.APPLIED).hasSize(1);
+    assertThat(statuses)
+        .allMatch(s -> s == Status.APPLIED || s == Status.IN_FLIGHT || s == Status.DUPLICATE);
+    assertThat(calls).hasValue(1);
+    InboxRecord done = store().find(CONSUMER, "m-concurrent").orElseThrow();
+    assertThat(done.state()).isEqualTo(RecordState.DONE);
+    assertThat(done.attempts()).as("nobody took the live claim over").isEqualTo(1);
   }
 
   @Test
@@ -501,24 +485,8 @@ public abstract class InboxStoreContractTest {
     advance(LEASE);
 
     int workers = workerThreads();
-    CountDownLatch start = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(workers);
-    try {
-      List<Future<Outcome>> futures = new ArrayList<>();
-      for (int i = 0; i < workers; i++) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  start.await();
-                  return c.consume(Message.of("m-crash-race"));
-                }));
-      }
-      start.countDown();
-      for (Future<Outcome> f : futures) {
-        assertThat(f.get(30, TimeUnit.SECONDS).status()).isEqualTo(Status.DEAD);
-      }
-    } finally {
-      pool.shutdownNow();
+    for (Outcome o : race(workers, () -> c.consume(Message.of("m-crash-race")))) {
+      assertThat(o.status()).isEqualTo(Status.DEAD);
     }
     assertThat(calls).hasValue(0);
     assertThat(deadLetters).containsExactly("m-crash-race");
@@ -1192,33 +1160,43 @@ public abstract class InboxStoreContractTest {
   void concurrentBeginsClaimOnce() throws Exception {
     for (int round = 0; round < 20; round++) {
       String id = "race-" + round;
-      int workers = workerThreads();
-      CountDownLatch start = new CountDownLatch(1);
-      ExecutorService pool = Executors.newFixedThreadPool(workers);
-      try {
-        List<Future<BeginResult>> futures = new ArrayList<>();
-        for (int i = 0; i < workers; i++) {
-          futures.add(
-              pool.submit(
-                  () -> {
-                    start.await();
-                    return begin(id);
-                  }));
+      int claimed = 0;
+      for (BeginResult r : race(workerThreads(), () -> begin(id))) {
+        if (r.claimed()) {
+          claimed++;
+        } else {
+          assertThat(r.kind()).isEqualTo(Kind.IN_FLIGHT);
         }
-        start.countDown();
-        int claimed = 0;
-        for (Future<BeginResult> f : futures) {
-          BeginResult r = f.get(30, TimeUnit.SECONDS);
-          if (r.claimed()) {
-            claimed++;
-          } else {
-            assertThat(r.kind()).isEqualTo(Kind.IN_FLIGHT);
-          }
-        }
-        assertThat(claimed).as("claims for %s", id).isEqualTo(1);
-      } finally {
-        pool.shutdownNow();
       }
+      assertThat(claimed).as("claims for %s", id).isEqualTo(1);
+    }
+  }
+
+  /**
+   * Runs {@code task} on {@code workers} threads released at the same moment and returns their
+   * results in submission order, each waited for at most 30 s.
+   */
+  protected static <T> List<T> race(int workers, Callable<T> task) throws Exception {
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    try {
+      List<Future<T>> futures = new ArrayList<>();
+      for (int i = 0; i < workers; i++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return task.call();
+                }));
+      }
+      start.countDown();
+      List<T> results = new ArrayList<>();
+      for (Future<T> f : futures) {
+        results.add(f.get(30, TimeUnit.SECONDS));
+      }
+      return results;
+    } finally {
+      pool.shutdownNow();
     }
   }
 
