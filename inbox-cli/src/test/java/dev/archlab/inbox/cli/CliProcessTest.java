@@ -62,13 +62,13 @@ class CliProcessTest {
       String later = threadDump(p.pid());
       p.destroyForcibly();
       String output = Files.readString(log.toPath(), StandardCharsets.UTF_8);
-      // One hang is H2's, not ours: after a SIGKILL at an unlucky moment, H2 2.5.252 can reopen
-      // the file with a row still locked by a transaction of the dead process, which it never
-      // releases. Seen in most runs since this test made sure the killed process owns the file,
-      // never
-      // on PostgreSQL, in three forms: threads RUNNABLE inside TransactionMap.lock, or every
-      // statement on that row timing out on its lock (cause 90131, or "row not found in primary
-      // index"). The resume property cannot be
+      // One hang is H2's, not ours: after a SIGKILL at an unlucky moment, H2 can reopen the file
+      // with a row still locked by a transaction of the dead process, which it never releases
+      // (a chunk written with the row but not its undo record, then the dead transaction's id
+      // reused; docs/H2-SIGKILL.md). Seen in most runs under load since this test made sure the
+      // killed process owns the file, never on PostgreSQL, in three forms: threads RUNNABLE
+      // inside TransactionMap.lock, or every statement on that row timing out on its lock
+      // (cause 90131, or "row not found in primary index"). The resume property cannot be
       // checked on H2 that time: report it as skipped, with the evidence, rather than as passed
       // or as a failure of Inbox.
       Assumptions.assumeFalse(
