@@ -14,6 +14,8 @@ import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
 import dev.archlab.inbox.store.InboxStore;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,9 +34,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * process ends.
  *
  * <p>Every decision is one atomic compare-and-set on the message's own entry, so operations on
- * different message ids never wait for each other, there is no global lock, and a new id is claimed
- * as cheaply as a {@code ConcurrentHashMap.putIfAbsent}. Memory stays bounded only if {@link
- * #prune(Instant)} is called (for example by {@link IdempotentConsumer#pruneExpired()} on a
+ * different message ids never wait for each other and there is no global lock: a new id costs a
+ * lookup and a {@code ConcurrentHashMap.putIfAbsent}, and every later change of its record one
+ * compare-and-set that locks nothing, not even the map's hash bin. Memory stays bounded only if
+ * {@link #prune(Instant)} is called (for example by {@link IdempotentConsumer#pruneExpired()} on a
  * schedule).
  *
  * <p>Time comes from the {@link Clock} or {@link InstantSource} given at construction, so tests can
@@ -44,9 +47,51 @@ public final class MemoryInboxStore implements InboxStore {
 
   private final InstantSource clock;
 
-  /** Entries by consumer, then by message id; entries are immutable and replaced whole. */
-  private final ConcurrentHashMap<String, ConcurrentHashMap<String, Entry>> byConsumer =
+  /** Slots by consumer, then by message id. */
+  private final ConcurrentHashMap<String, ConcurrentHashMap<String, Slot>> byConsumer =
       new ConcurrentHashMap<>();
+
+  /**
+   * The consumer used last and its slots: a store serves one consumer, or a few, so most calls skip
+   * the outer lookup. Written only when the consumer changes.
+   */
+  private volatile ConsumerSlots lastUsed;
+
+  private record ConsumerSlots(String consumer, ConcurrentHashMap<String, Slot> slots) {}
+
+  /**
+   * One message's place in the map. Its entry is immutable and replaced whole by compare-and-set on
+   * the slot, which is cheaper than {@code ConcurrentHashMap.replace} (that locks the hash bin) and
+   * needs no second lookup of the key. Only prune removes a slot, and only one whose entry is DONE,
+   * a final state that no transition leaves: whoever still holds a removed slot reads a DONE
+   * record, which is what the key held until the removal, and can change nothing through it.
+   */
+  private static final class Slot {
+    private static final VarHandle ENTRY;
+
+    static {
+      try {
+        ENTRY = MethodHandles.lookup().findVarHandle(Slot.class, "entry", Entry.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private volatile Entry entry;
+
+    Slot(Entry entry) {
+      this.entry = entry;
+    }
+
+    Entry entry() {
+      return entry;
+    }
+
+    /** Replaces {@code expected}, the very entry read, with {@code next}; false if it changed. */
+    boolean swap(Entry expected, Entry next) {
+      return ENTRY.compareAndSet(this, expected, next);
+    }
+  }
 
   /**
    * A record without its key and with times as epoch nanoseconds: less than half the heap of an
@@ -162,11 +207,11 @@ public final class MemoryInboxStore implements InboxStore {
   public BeginResult begin(BeginRequest request) {
     String consumer = request.consumer();
     String id = request.messageId();
-    ConcurrentHashMap<String, Entry> entries = entriesOf(consumer);
+    ConcurrentHashMap<String, Slot> slots = slotsOf(consumer);
     while (true) {
       Instant now = clock.instant();
-      Entry found = entries.get(id);
-      if (found == null) {
+      Slot slot = slots.get(id);
+      if (slot == null) {
         Instant until = now.plus(request.lease());
         long nowNanos = Entry.nanos(now);
         Entry entry =
@@ -179,7 +224,7 @@ public final class MemoryInboxStore implements InboxStore {
                 null,
                 request.payloadHash(),
                 null);
-        if (entries.putIfAbsent(id, entry) == null) {
+        if (slots.putIfAbsent(id, new Slot(entry)) == null) {
           InboxRecord fresh =
               new InboxRecord(
                   consumer,
@@ -196,14 +241,15 @@ public final class MemoryInboxStore implements InboxStore {
         }
         continue; // another caller inserted it first: decide on theirs
       }
+      Entry found = slot.entry();
       BeginResult decided = decide(request, found.toRecord(consumer, id), now);
       if (decided.kind() != Kind.TAKEN_OVER && decided.kind() != Kind.DIED) {
         return decided;
       }
-      if (entries.replace(id, found, new Entry(decided.record()))) {
+      if (slot.swap(found, new Entry(decided.record()))) {
         return decided;
       }
-      // Changed (or pruned) since it was read: look again.
+      // Changed since it was read: look again.
     }
   }
 
@@ -285,8 +331,8 @@ public final class MemoryInboxStore implements InboxStore {
   public long prune(Instant before) {
     Objects.requireNonNull(before, "before");
     long removed = 0;
-    for (ConcurrentHashMap<String, Entry> entries : byConsumer.values()) {
-      removed += pruneFrom(entries, before);
+    for (ConcurrentHashMap<String, Slot> slots : byConsumer.values()) {
+      removed += pruneFrom(slots, before);
     }
     return removed;
   }
@@ -295,16 +341,15 @@ public final class MemoryInboxStore implements InboxStore {
   public long prune(String consumer, Instant before) {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Objects.requireNonNull(before, "before");
-    ConcurrentHashMap<String, Entry> entries = byConsumer.get(consumer);
-    return entries == null ? 0 : pruneFrom(entries, before);
+    ConcurrentHashMap<String, Slot> slots = byConsumer.get(consumer);
+    return slots == null ? 0 : pruneFrom(slots, before);
   }
 
   @Override
   public Optional<InboxRecord> find(String consumer, String messageId) {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
-    ConcurrentHashMap<String, Entry> entries = byConsumer.get(consumer);
-    Entry entry = entries == null ? null : entries.get(messageId);
+    Entry entry = entryOf(byConsumer.get(consumer), messageId);
     return entry == null ? Optional.empty() : Optional.of(entry.toRecord(consumer, messageId));
   }
 
@@ -318,13 +363,14 @@ public final class MemoryInboxStore implements InboxStore {
       throw new InvalidArgumentException("limit must be >= 0, was " + limit);
     }
     List<InboxRecord> found = new ArrayList<>();
-    for (Map.Entry<String, ConcurrentHashMap<String, Entry>> c : byConsumer.entrySet()) {
+    for (Map.Entry<String, ConcurrentHashMap<String, Slot>> c : byConsumer.entrySet()) {
       if (consumer != null && !consumer.equals(c.getKey())) {
         continue;
       }
-      for (Map.Entry<String, Entry> e : c.getValue().entrySet()) {
-        if (e.getValue().state == state) {
-          found.add(e.getValue().toRecord(c.getKey(), e.getKey()));
+      for (Map.Entry<String, Slot> e : c.getValue().entrySet()) {
+        Entry entry = e.getValue().entry();
+        if (entry.state == state) {
+          found.add(entry.toRecord(c.getKey(), e.getKey()));
         }
       }
     }
@@ -343,29 +389,44 @@ public final class MemoryInboxStore implements InboxStore {
   /** Number of records held, for tests and gauges. */
   public int size() {
     long total = 0;
-    for (ConcurrentHashMap<String, Entry> entries : byConsumer.values()) {
-      total += entries.mappingCount();
+    for (ConcurrentHashMap<String, Slot> slots : byConsumer.values()) {
+      total += slots.mappingCount();
     }
     return (int) Math.min(Integer.MAX_VALUE, total);
   }
 
-  private ConcurrentHashMap<String, Entry> entriesOf(String consumer) {
-    ConcurrentHashMap<String, Entry> entries = byConsumer.get(consumer);
-    // get() first: computeIfAbsent may lock the hash bin even when the key is present.
-    return entries != null
-        ? entries
-        : byConsumer.computeIfAbsent(consumer, k -> new ConcurrentHashMap<>());
+  /** The slots of {@code consumer}, made on first use. */
+  private ConcurrentHashMap<String, Slot> slotsOf(String consumer) {
+    ConsumerSlots last = lastUsed;
+    if (last != null && last.consumer().equals(consumer)) {
+      return last.slots();
+    }
+    ConcurrentHashMap<String, Slot> slots = byConsumer.get(consumer);
+    if (slots == null) {
+      // get() first: computeIfAbsent may lock the hash bin even when the key is present.
+      slots = byConsumer.computeIfAbsent(consumer, k -> new ConcurrentHashMap<>());
+    }
+    lastUsed = new ConsumerSlots(consumer, slots);
+    return slots;
   }
 
-  private static long pruneFrom(ConcurrentHashMap<String, Entry> entries, Instant before) {
+  /** The current entry for {@code messageId}, or null when the key has no record. */
+  private static Entry entryOf(ConcurrentHashMap<String, Slot> slots, String messageId) {
+    Slot slot = slots == null ? null : slots.get(messageId);
+    return slot == null ? null : slot.entry();
+  }
+
+  private static long pruneFrom(ConcurrentHashMap<String, Slot> slots, Instant before) {
     long beforeNanos = Entry.nanos(before);
     long removed = 0;
-    for (Map.Entry<String, Entry> e : entries.entrySet()) {
-      Entry entry = e.getValue();
-      // Conditional on the very entry read: one that changed meanwhile is left alone.
+    for (Map.Entry<String, Slot> e : slots.entrySet()) {
+      Slot slot = e.getValue();
+      Entry entry = slot.entry();
+      // DONE is final, so the entry read is the slot's last; remove(key, slot) leaves alone a
+      // slot that replaced it meanwhile.
       if (entry.state == RecordState.DONE
           && entry.updatedAt < beforeNanos
-          && entries.remove(e.getKey(), entry)) {
+          && slots.remove(e.getKey(), slot)) {
         removed++;
       }
     }
@@ -391,9 +452,10 @@ public final class MemoryInboxStore implements InboxStore {
   private InboxRecord fenced(
       Claim claim, Transition transition, Duration delay, byte[] result, String error) {
     Objects.requireNonNull(claim, "claim");
-    ConcurrentHashMap<String, Entry> entries = byConsumer.get(claim.consumer());
+    ConcurrentHashMap<String, Slot> slots = slotsFor(claim.consumer());
+    Slot slot = slots == null ? null : slots.get(claim.messageId());
     while (true) {
-      Entry found = entries == null ? null : entries.get(claim.messageId());
+      Entry found = slot == null ? null : slot.entry();
       if (found == null) {
         throw new UnknownClaimException(claim, "no record exists for this key");
       }
@@ -423,11 +485,19 @@ public final class MemoryInboxStore implements InboxStore {
                   RecordState.PROCESSING, now, now.plus(delay), found.lastError, found.result);
           break;
       }
-      if (entries.replace(claim.messageId(), found, next)) {
+      if (slot.swap(found, next)) {
         return next.toRecord(claim.consumer(), claim.messageId(), now);
       }
       // Changed since it was read (an extension racing a completion): check again.
     }
+  }
+
+  /** The slots of {@code consumer}, or null if it has none; never makes them. */
+  private ConcurrentHashMap<String, Slot> slotsFor(String consumer) {
+    ConsumerSlots last = lastUsed;
+    return last != null && last.consumer().equals(consumer)
+        ? last.slots()
+        : byConsumer.get(consumer);
   }
 
   private static void requireNonNegative(Duration d, String name) {

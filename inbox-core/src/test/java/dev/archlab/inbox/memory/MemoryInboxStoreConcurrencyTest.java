@@ -13,11 +13,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -233,5 +239,75 @@ class MemoryInboxStoreConcurrencyTest {
     assertThat(first.kind()).isEqualTo(BeginResult.Kind.IN_FLIGHT);
     assertThat(first.record().attempts()).isEqualTo(1);
     assertThat(store.find("orders", "A").orElseThrow().attempts()).isEqualTo(1);
+  }
+
+  /**
+   * Pruning removes a DONE record while other threads redeliver the same id. A redelivery then
+   * either still sees the DONE record (DUPLICATE) or finds no record and claims anew, but the prune
+   * must never remove a claim that was just made, and a claim's completion must never land on a
+   * record that was removed: at most one live claim per id at any moment, every completion of a
+   * claim succeeds, and nothing is left once everything is pruned.
+   */
+  @Test
+  void pruneRacingRedeliveriesNeverDropsALiveClaimNorLosesACompletion() throws Exception {
+    MemoryInboxStore real = new MemoryInboxStore(Clock.systemUTC());
+    int keys = 8;
+    int workers = 3;
+    AtomicIntegerArray owners = new AtomicIntegerArray(keys);
+    AtomicLong claims = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService threads = Executors.newFixedThreadPool(workers + 1);
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int w = 0; w < workers; w++) {
+        running.add(
+            threads.submit(
+                () -> {
+                  for (int round = 0; round < 20_000; round++) {
+                    int key = round % keys;
+                    BeginResult begun = real.begin(request("orders", "id-" + key));
+                    if (begun.claimed()) {
+                      assertThat(owners.incrementAndGet(key))
+                          .as("live claims of id-" + key)
+                          .isOne();
+                      claims.incrementAndGet();
+                      owners.decrementAndGet(key);
+                      // Throws if the claim's record was removed or taken: it must be neither.
+                      real.complete(begun.claim(), null);
+                    } else {
+                      assertThat(begun.kind())
+                          .isIn(BeginResult.Kind.DUPLICATE, BeginResult.Kind.IN_FLIGHT);
+                    }
+                  }
+                  return null;
+                }));
+      }
+      Future<?> pruner =
+          threads.submit(
+              () -> {
+                while (!stop.get()) {
+                  real.prune(Instant.now().plusSeconds(3600));
+                }
+                return null;
+              });
+      for (Future<?> f : running) {
+        f.get(60, SECONDS);
+      }
+      stop.set(true);
+      pruner.get(10, SECONDS);
+    } finally {
+      threads.shutdownNow();
+    }
+    assertThat(claims.get()).as("the prune made ids claimable again").isGreaterThan(keys);
+    // Every claim was completed: each id is DONE, or already pruned by the pruner's last pass.
+    int done = 0;
+    for (int key = 0; key < keys; key++) {
+      Optional<RecordState> state = real.find("orders", "id-" + key).map(InboxRecord::state);
+      state.ifPresent(s -> assertThat(s).isEqualTo(RecordState.DONE));
+      done += state.isPresent() ? 1 : 0;
+    }
+    assertThat(real.prune(Instant.now().plusSeconds(3600))).isEqualTo(done);
+    assertThat(real.size()).isZero();
+    assertThat(real.list(RecordState.DONE, null, 100)).isEmpty();
   }
 }
