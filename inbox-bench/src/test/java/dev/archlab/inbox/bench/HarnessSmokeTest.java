@@ -71,7 +71,7 @@ class HarnessSmokeTest {
 
   @Test
   void memoryBenchmarkBodiesDeduplicate() {
-    for (String impl : List.of("inbox", "chm", "camel")) {
+    for (String impl : List.of("inbox", "chm", "chm-timed", "camel")) {
       MemoryStoreBenchmark bench = new MemoryStoreBenchmark();
       bench.impl = impl;
       bench.duplicatePercent = 50;
