@@ -349,7 +349,7 @@ public final class MemoryInboxStore implements InboxStore {
   public Optional<InboxRecord> find(String consumer, String messageId) {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
-    Entry entry = entryOf(byConsumer.get(consumer), messageId);
+    Entry entry = entryOf(slotsFor(consumer), messageId);
     return entry == null ? Optional.empty() : Optional.of(entry.toRecord(consumer, messageId));
   }
 
@@ -397,16 +397,12 @@ public final class MemoryInboxStore implements InboxStore {
 
   /** The slots of {@code consumer}, made on first use. */
   private ConcurrentHashMap<String, Slot> slotsOf(String consumer) {
-    ConsumerSlots last = lastUsed;
-    if (last != null && last.consumer().equals(consumer)) {
-      return last.slots();
-    }
-    ConcurrentHashMap<String, Slot> slots = byConsumer.get(consumer);
+    ConcurrentHashMap<String, Slot> slots = slotsFor(consumer);
     if (slots == null) {
-      // get() first: computeIfAbsent may lock the hash bin even when the key is present.
+      // Looked up first: computeIfAbsent may lock the hash bin even when the key is present.
       slots = byConsumer.computeIfAbsent(consumer, k -> new ConcurrentHashMap<>());
+      lastUsed = new ConsumerSlots(consumer, slots);
     }
-    lastUsed = new ConsumerSlots(consumer, slots);
     return slots;
   }
 
@@ -495,9 +491,14 @@ public final class MemoryInboxStore implements InboxStore {
   /** The slots of {@code consumer}, or null if it has none; never makes them. */
   private ConcurrentHashMap<String, Slot> slotsFor(String consumer) {
     ConsumerSlots last = lastUsed;
-    return last != null && last.consumer().equals(consumer)
-        ? last.slots()
-        : byConsumer.get(consumer);
+    if (last != null && last.consumer().equals(consumer)) {
+      return last.slots();
+    }
+    ConcurrentHashMap<String, Slot> slots = byConsumer.get(consumer);
+    if (slots != null) {
+      lastUsed = new ConsumerSlots(consumer, slots);
+    }
+    return slots;
   }
 
   private static void requireNonNegative(Duration d, String name) {
