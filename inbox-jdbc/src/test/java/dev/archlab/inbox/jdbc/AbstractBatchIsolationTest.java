@@ -1,0 +1,409 @@
+package dev.archlab.inbox.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.InboxConfig;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.Message;
+import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.Outcome.Status;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.RetryPolicy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A batch's failures stay with the messages that cause them, a repeated id within a batch answers
+ * what a single call would, and a handler cannot end the transaction it was handed. One subclass
+ * per database; each writes a business ledger in the handler's transaction, with no unique key, so
+ * a repeated effect would show as a second row.
+ */
+abstract class AbstractBatchIsolationTest {
+
+  static final String TABLE = "inbox_batch";
+  static final String LEDGER = "batch_ledger";
+  static final Duration LEASE = Duration.ofSeconds(30);
+  static final Duration BACKOFF = Duration.ofSeconds(1);
+
+  /** Moves stored time past any backoff of {@link #config}. */
+  static final Duration PAST_BACKOFF = Duration.ofMinutes(1);
+
+  JdbcInboxStore store;
+
+  abstract TestDatabase database();
+
+  @BeforeEach
+  void freshTables() throws SQLException {
+    store = database().freshStore(TABLE);
+    try {
+      database().execute("CREATE TABLE " + LEDGER + " (message_id VARCHAR(255))");
+    } catch (SQLException exists) {
+      database().execute("DELETE FROM " + LEDGER);
+    }
+  }
+
+  static InboxConfig config(int maxAttempts) {
+    return InboxConfig.custom()
+        .lease(LEASE)
+        .retryPolicy(
+            RetryPolicy.custom()
+                .maxAttempts(maxAttempts)
+                .initialDelay(BACKOFF)
+                .multiplier(1)
+                .jitter(0)
+                .build())
+        .build();
+  }
+
+  static void book(Connection c, Message m) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO " + LEDGER + " (message_id) VALUES (?)")) {
+      ps.setString(1, m.id());
+      ps.executeUpdate();
+    }
+  }
+
+  long ledgerRows(String id) throws SQLException {
+    return database().count("SELECT COUNT(*) FROM " + LEDGER + " WHERE message_id = '" + id + "'");
+  }
+
+  long ledgerRows() throws SQLException {
+    return database().count("SELECT COUNT(*) FROM " + LEDGER);
+  }
+
+  InboxRecord record(String consumer, String id) {
+    return store.find(consumer, id).orElseThrow();
+  }
+
+  static List<Message> messages(String... ids) {
+    List<Message> out = new ArrayList<>();
+    for (String id : ids) {
+      out.add(Message.of(id));
+    }
+    return out;
+  }
+
+  /** Books every message, throwing when it meets one whose id starts with "poison". */
+  static TransactionalBatchHandler ledgerRefusingPoison(List<List<String>> calls) {
+    return (batch, c) -> {
+      calls.add(batch.stream().map(Message::id).toList());
+      for (Message m : batch) {
+        if (m.id().startsWith("poison")) {
+          throw new IllegalArgumentException("bad " + m.id());
+        }
+        book(c, m);
+      }
+    };
+  }
+
+  // ---- a failing message fails alone ---------------------------------------------------------
+
+  @Test
+  @DisplayName("batch: a poison message fails alone; the good ones around it apply")
+  void poisonFailsAlone() throws Exception {
+    List<List<String>> calls = new CopyOnWriteArrayList<>();
+    BatchConsumer c =
+        BatchConsumer.builder("batch", store)
+            .config(config(3))
+            .handler(ledgerRefusingPoison(calls))
+            .build();
+    List<Outcome> outcomes = c.consume(messages("good-1", "poison-1", "good-2"));
+    assertThat(outcomes)
+        .extracting(Outcome::status)
+        .containsExactly(Status.APPLIED, Status.FAILED, Status.APPLIED);
+    assertThat(outcomes.get(1).error()).hasMessage("bad poison-1");
+    assertThat(record("batch", "good-1").state()).isEqualTo(RecordState.DONE);
+    assertThat(record("batch", "good-1").lastError()).isNull();
+    assertThat(record("batch", "poison-1").lastError()).contains("bad poison-1");
+    assertThat(ledgerRows("good-1")).isEqualTo(1);
+    assertThat(ledgerRows("good-2")).isEqualTo(1);
+    assertThat(ledgerRows()).isEqualTo(2);
+    // Bisection: the whole, then [good-1, poison-1] and [good-2], then each of the first half.
+    assertThat(calls)
+        .containsExactly(
+            List.of("good-1", "poison-1", "good-2"),
+            List.of("good-1", "poison-1"),
+            List.of("good-1"),
+            List.of("poison-1"),
+            List.of("good-2"));
+  }
+
+  @Test
+  @DisplayName("batch: good, poison, good, dup, dup: goods apply, dup once, poison retries to DEAD")
+  void mixedBatchUntilDead() throws Exception {
+    List<List<String>> calls = new CopyOnWriteArrayList<>();
+    List<String> deadLetters = new CopyOnWriteArrayList<>();
+    BatchConsumer c =
+        BatchConsumer.builder("batch", store)
+            .config(config(3))
+            .handler(ledgerRefusingPoison(calls))
+            .deadLetterHandler((m, r) -> deadLetters.add(m.id()))
+            .build();
+    List<Message> batch = messages("good-1", "poison-1", "good-2", "dup-1", "dup-1");
+
+    assertThat(c.consume(batch))
+        .extracting(Outcome::status)
+        .containsExactly(
+            Status.APPLIED, Status.FAILED, Status.APPLIED, Status.APPLIED, Status.DUPLICATE);
+    database().shiftTime(TABLE, PAST_BACKOFF);
+    assertThat(c.consume(batch))
+        .extracting(Outcome::status)
+        .containsExactly(
+            Status.DUPLICATE, Status.FAILED, Status.DUPLICATE, Status.DUPLICATE, Status.DUPLICATE);
+    database().shiftTime(TABLE, PAST_BACKOFF);
+    List<Outcome> last = c.consume(batch);
+    assertThat(last)
+        .extracting(Outcome::status)
+        .containsExactly(
+            Status.DUPLICATE, Status.DEAD, Status.DUPLICATE, Status.DUPLICATE, Status.DUPLICATE);
+
+    assertThat(deadLetters).containsExactly("poison-1");
+    InboxRecord poison = record("batch", "poison-1");
+    assertThat(poison.state()).isEqualTo(RecordState.DEAD);
+    assertThat(poison.attempts()).isEqualTo(3);
+    assertThat(poison.lastError()).contains("bad poison-1");
+    for (String good : List.of("good-1", "good-2", "dup-1")) {
+      assertThat(record("batch", good).state()).as(good).isEqualTo(RecordState.DONE);
+      assertThat(record("batch", good).attempts()).as(good).isEqualTo(1);
+      assertThat(record("batch", good).lastError()).as(good).isNull();
+      assertThat(ledgerRows(good)).as("ledger rows of " + good).isEqualTo(1);
+    }
+    assertThat(ledgerRows("poison-1")).isZero();
+    assertThat(ledgerRows()).isEqualTo(3);
+    // After the first call only the poison reached the handler, alone.
+    assertThat(calls.subList(calls.size() - 2, calls.size()))
+        .containsExactly(List.of("poison-1"), List.of("poison-1"));
+  }
+
+  // ---- a repeated id within one batch --------------------------------------------------------
+
+  @Test
+  @DisplayName("batch: the second copy of an applied id is DUPLICATE, as a single call would be")
+  void duplicateWithinBatch() throws Exception {
+    List<List<String>> calls = new CopyOnWriteArrayList<>();
+    BatchConsumer c =
+        BatchConsumer.builder("batch", store)
+            .config(config(3))
+            .handler(ledgerRefusingPoison(calls))
+            .build();
+    List<Outcome> outcomes = c.consume(messages("d-1", "d-1"));
+    assertThat(outcomes)
+        .extracting(Outcome::status)
+        .containsExactly(Status.APPLIED, Status.DUPLICATE);
+    assertThat(outcomes.get(1).attempts()).isEqualTo(1);
+    assertThat(outcomes.get(1).retryAfter()).isEqualTo(Duration.ZERO);
+    assertThat(calls).containsExactly(List.of("d-1"));
+    assertThat(ledgerRows("d-1")).isEqualTo(1);
+    // The same answer a separate call gives.
+    assertThat(c.consume(messages("d-1")).get(0).status()).isEqualTo(Status.DUPLICATE);
+  }
+
+  @Test
+  @DisplayName(
+      "batch: the second copy of a failed id waits out the backoff, as a single call would")
+  void duplicateOfFailedCopy() throws Exception {
+    BatchConsumer c =
+        BatchConsumer.builder("batch", store)
+            .config(config(3))
+            .handler(ledgerRefusingPoison(new CopyOnWriteArrayList<>()))
+            .build();
+    List<Outcome> outcomes = c.consume(messages("poison-d", "poison-d"));
+    assertThat(outcomes)
+        .extracting(Outcome::status)
+        .containsExactly(Status.FAILED, Status.IN_FLIGHT);
+    Outcome copy = outcomes.get(1);
+    assertThat(copy.attempts()).isEqualTo(1);
+    // Redeliver when the retry is due, not after a lease: the copy's hint is the backoff.
+    assertThat(copy.retryAfter()).isEqualTo(outcomes.get(0).retryAfter()).isEqualTo(BACKOFF);
+    assertThat(record("batch", "poison-d").attempts()).isEqualTo(1);
+    // A single call right after answers the same: IN_FLIGHT until the backoff ends.
+    Outcome single = c.consume(messages("poison-d")).get(0);
+    assertThat(single.status()).isEqualTo(Status.IN_FLIGHT);
+    assertThat(single.retryAfter()).isPositive().isLessThanOrEqualTo(BACKOFF);
+  }
+
+  @Test
+  @DisplayName("batch: the second copy of an id that died is DEAD, dead-lettered once")
+  void duplicateOfDeadCopy() throws Exception {
+    List<String> deadLetters = new CopyOnWriteArrayList<>();
+    BatchConsumer c =
+        BatchConsumer.builder("batch", store)
+            .config(config(1))
+            .handler(ledgerRefusingPoison(new CopyOnWriteArrayList<>()))
+            .deadLetterHandler((m, r) -> deadLetters.add(m.id()))
+            .build();
+    assertThat(c.consume(messages("poison-x", "poison-x")))
+        .extracting(Outcome::status)
+        .containsExactly(Status.DEAD, Status.DEAD);
+    assertThat(deadLetters).containsExactly("poison-x");
+  }
+
+  // ---- the handler's connection is guarded ---------------------------------------------------
+
+  /** Every way the library hands its transaction's connection to user code. */
+  enum Mode {
+    TRANSACTIONAL,
+    ONE_COMMIT,
+    BATCH
+  }
+
+  /** What a handler must not do to the connection it was handed. */
+  enum Misuse {
+    COMMIT,
+    ROLLBACK,
+    AUTOCOMMIT,
+    CLOSE,
+    UNWRAPPED_COMMIT;
+
+    void apply(Connection c) throws SQLException {
+      switch (this) {
+        case COMMIT -> c.commit();
+        case ROLLBACK -> c.rollback();
+        case AUTOCOMMIT -> c.setAutoCommit(true);
+        case CLOSE -> c.close();
+        case UNWRAPPED_COMMIT -> c.unwrap(Connection.class).commit();
+      }
+    }
+
+    String method() {
+      return switch (this) {
+        case COMMIT, UNWRAPPED_COMMIT -> "commit()";
+        case ROLLBACK -> "rollback()";
+        case AUTOCOMMIT -> "setAutoCommit(";
+        case CLOSE -> "close()";
+      };
+    }
+  }
+
+  /** A handler of one message in the given mode, as one call of {@code consume} would run it. */
+  interface OneMessage {
+    void handle(Message m, Connection c) throws Exception;
+  }
+
+  Outcome consumeIn(Mode mode, String consumer, Message m, OneMessage handler) {
+    return switch (mode) {
+      case TRANSACTIONAL ->
+          IdempotentConsumer.builder(consumer, store)
+              .config(config(3))
+              .effect(store.transactional((msg, a, c) -> handler.handle(msg, c)))
+              .build()
+              .consume(m);
+      case ONE_COMMIT ->
+          OneCommitConsumer.builder(consumer, store)
+              .config(config(3))
+              .handler((msg, a, c) -> handler.handle(msg, c))
+              .build()
+              .consume(m);
+      case BATCH ->
+          BatchConsumer.builder(consumer, store)
+              .config(config(3))
+              .handler(
+                  (batch, c) -> {
+                    for (Message msg : batch) {
+                      handler.handle(msg, c);
+                    }
+                  })
+              .build()
+              .consume(List.of(m))
+              .get(0);
+    };
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Mode.class)
+  @DisplayName(
+      "guard: commit, rollback, autocommit, close and an unwrapped commit fail the attempt")
+  void handlerCannotEndTheTransaction(Mode mode) throws Exception {
+    for (Misuse misuse : Misuse.values()) {
+      String consumer = "guard-" + misuse.name().toLowerCase(java.util.Locale.ROOT);
+      Message m = Message.of("g-" + mode);
+      AtomicBoolean misbehave = new AtomicBoolean(true);
+      OneMessage handler =
+          (msg, c) -> {
+            book(c, msg);
+            if (misbehave.get()) {
+              misuse.apply(c);
+            }
+          };
+      Outcome refused = consumeIn(mode, consumer, m, handler);
+      assertThat(refused.status()).as(misuse.name()).isEqualTo(Status.FAILED);
+      assertThat(refused.error())
+          .as(misuse.name())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining(misuse.method())
+          .hasMessageContaining("the inbox ends this transaction");
+      assertThat(ledgerRows(m.id())).as(misuse.name()).isZero();
+      InboxRecord r = record(consumer, m.id());
+      assertThat(r.attempts()).as(misuse.name()).isEqualTo(1);
+      assertThat(r.lastError()).as(misuse.name()).contains(misuse.method());
+      // The record is an ordinary failed attempt: the retry applies once it is due.
+      database().shiftTime(TABLE, PAST_BACKOFF);
+      misbehave.set(false);
+      assertThat(consumeIn(mode, consumer, m, handler).status())
+          .as(misuse.name())
+          .isEqualTo(Status.APPLIED);
+      assertThat(ledgerRows(m.id())).as(misuse.name()).isEqualTo(1);
+      database().execute("DELETE FROM " + LEDGER);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Mode.class)
+  @DisplayName("guard: a refused commit the handler swallows still fails the attempt")
+  void swallowedRefusalStillFails(Mode mode) throws Exception {
+    Message m = Message.of("s-" + mode);
+    Outcome outcome =
+        consumeIn(
+            mode,
+            "swallow",
+            m,
+            (msg, c) -> {
+              book(c, msg);
+              try {
+                c.commit();
+              } catch (IllegalStateException ignored) {
+                // a handler that hides the refusal must not get APPLIED
+              }
+            });
+    assertThat(outcome.status()).isEqualTo(Status.FAILED);
+    assertThat(outcome.error()).hasMessageContaining("commit()");
+    assertThat(ledgerRows(m.id())).isZero();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(Mode.class)
+  @DisplayName("guard: savepoints stay allowed; rolling back to one undoes only what followed it")
+  void savepointsAllowed(Mode mode) throws Exception {
+    Message m = Message.of("sp-" + mode);
+    Outcome outcome =
+        consumeIn(
+            mode,
+            "savepoint",
+            m,
+            (msg, c) -> {
+              book(c, msg);
+              Savepoint sp = c.setSavepoint();
+              book(c, Message.of(msg.id() + "-undone"));
+              c.rollback(sp);
+              assertThat(c.unwrap(Connection.class)).isSameAs(c);
+              assertThat(c.isWrapperFor(Connection.class)).isTrue();
+              assertThat(c.getAutoCommit()).isFalse();
+            });
+    assertThat(outcome.status()).isEqualTo(Status.APPLIED);
+    assertThat(ledgerRows(m.id())).isEqualTo(1);
+    assertThat(ledgerRows(m.id() + "-undone")).isZero();
+  }
+}
