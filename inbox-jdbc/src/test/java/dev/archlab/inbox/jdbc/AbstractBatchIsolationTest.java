@@ -188,6 +188,120 @@ abstract class AbstractBatchIsolationTest {
         .containsExactly(List.of("poison-1"), List.of("poison-1"));
   }
 
+  @Test
+  @DisplayName(
+      "batch: messages named by BatchItemFailedException fail; the rest re-run once, together")
+  void namedItemsFailAlone() throws Exception {
+    List<List<String>> calls = new CopyOnWriteArrayList<>();
+    BatchConsumer c =
+        BatchConsumer.builder("batch", store)
+            .config(config(3))
+            .handler(
+                (batch, conn) -> {
+                  calls.add(batch.stream().map(Message::id).toList());
+                  List<String> poison = new ArrayList<>();
+                  for (Message m : batch) {
+                    if (m.id().startsWith("poison")) {
+                      poison.add(m.id());
+                    } else {
+                      book(conn, m);
+                    }
+                  }
+                  if (!poison.isEmpty()) {
+                    throw new BatchItemFailedException(
+                        poison, new IllegalArgumentException("unknown account"));
+                  }
+                })
+            .build();
+    List<Outcome> outcomes = c.consume(messages("n-1", "poison-2", "n-3", "poison-4"));
+    assertThat(outcomes)
+        .extracting(Outcome::status)
+        .containsExactly(Status.APPLIED, Status.FAILED, Status.APPLIED, Status.FAILED);
+    assertThat(outcomes.get(1).error())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("unknown account");
+    assertThat(calls)
+        .containsExactly(List.of("n-1", "poison-2", "n-3", "poison-4"), List.of("n-1", "n-3"));
+    assertThat(record("batch", "poison-4").lastError())
+        .isEqualTo("java.lang.IllegalArgumentException: unknown account");
+    assertThat(ledgerRows()).isEqualTo(2);
+    assertThat(ledgerRows("n-1")).isEqualTo(1);
+    assertThat(ledgerRows("n-3")).isEqualTo(1);
+  }
+
+  @Test
+  @DisplayName("batch: naming an id outside the batch counts as an unnamed failure and bisects")
+  void namingAStrangerBisects() throws Exception {
+    List<List<String>> calls = new CopyOnWriteArrayList<>();
+    BatchConsumer c =
+        BatchConsumer.builder("batch", store)
+            .config(config(3))
+            .handler(
+                (batch, conn) -> {
+                  calls.add(batch.stream().map(Message::id).toList());
+                  for (Message m : batch) {
+                    if (m.id().startsWith("poison")) {
+                      throw new BatchItemFailedException(
+                          List.of("not-in-batch"), new IllegalArgumentException("wrong name"));
+                    }
+                    book(conn, m);
+                  }
+                })
+            .build();
+    assertThat(c.consume(messages("a-1", "poison-2")))
+        .extracting(Outcome::status)
+        .containsExactly(Status.APPLIED, Status.FAILED);
+    assertThat(calls)
+        .containsExactly(List.of("a-1", "poison-2"), List.of("a-1"), List.of("poison-2"));
+    assertThat(record("batch", "poison-2").lastError())
+        .contains("BatchItemFailedException")
+        .contains("not-in-batch");
+    assertThat(ledgerRows("a-1")).isEqualTo(1);
+  }
+
+  @Test
+  @DisplayName("batch: bisection cost stays within the documented bounds")
+  void bisectionCostBound() throws Exception {
+    // 16 messages, 2 of them poison: at most 1 + 2k*ceil(log2 n) = 1 + 2*2*4 = 17 runs.
+    List<List<String>> calls = new CopyOnWriteArrayList<>();
+    BatchConsumer c =
+        BatchConsumer.builder("batch", store)
+            .config(config(3))
+            .handler(ledgerRefusingPoison(calls))
+            .build();
+    List<Message> batch = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      batch.add(Message.of((i == 3 || i == 12 ? "poison-" : "ok-") + i));
+    }
+    List<Outcome> outcomes = c.consume(batch);
+    for (int i = 0; i < 16; i++) {
+      assertThat(outcomes.get(i).status())
+          .as(batch.get(i).id())
+          .isEqualTo(i == 3 || i == 12 ? Status.FAILED : Status.APPLIED);
+    }
+    assertThat(calls).hasSizeLessThanOrEqualTo(17);
+    assertThat(ledgerRows()).isEqualTo(14);
+
+    // A handler that always fails, whatever it is given: every split runs, 2n - 1 = 15 for n = 8.
+    List<List<String>> failing = new CopyOnWriteArrayList<>();
+    BatchConsumer broken =
+        BatchConsumer.builder("broken", store)
+            .config(config(3))
+            .handler(
+                (b, conn) -> {
+                  failing.add(b.stream().map(Message::id).toList());
+                  throw new IllegalStateException("downstream schema changed");
+                })
+            .build();
+    List<Message> eight = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      eight.add(Message.of("x-" + i));
+    }
+    assertThat(broken.consume(eight)).extracting(Outcome::status).containsOnly(Status.FAILED);
+    assertThat(failing).hasSize(15);
+    assertThat(failing.stream().filter(b -> b.size() == 1).count()).isEqualTo(8);
+  }
+
   // ---- a repeated id within one batch --------------------------------------------------------
 
   @Test
@@ -357,6 +471,35 @@ abstract class AbstractBatchIsolationTest {
           .isEqualTo(Status.APPLIED);
       assertThat(ledgerRows(m.id())).as(misuse.name()).isEqualTo(1);
       database().execute("DELETE FROM " + LEDGER);
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "guard: in the caller's transaction a handler's commit is refused and fails the attempt")
+  void callerTransactionIsGuarded() throws Exception {
+    try (Connection callerTx = database().dataSource().getConnection()) {
+      callerTx.setAutoCommit(false);
+      IdempotentConsumer c =
+          IdempotentConsumer.builder("caller", store)
+              .config(config(3))
+              .effect(
+                  store.inCallerTransaction(
+                      () -> callerTx,
+                      (m, a, conn) -> {
+                        book(conn, m);
+                        conn.commit();
+                      }))
+              .build();
+      Outcome outcome = c.consume(Message.of("c-1"));
+      assertThat(outcome.status()).isEqualTo(Status.FAILED);
+      assertThat(outcome.error())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("commit()")
+          .hasMessageContaining("the caller of consume ends this transaction");
+      callerTx.rollback();
+      assertThat(ledgerRows("c-1")).isZero();
+      callerTx.setAutoCommit(true);
     }
   }
 
