@@ -10,6 +10,7 @@ import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.Fingerprint;
 import dev.archlab.inbox.internal.Identifiers;
@@ -96,8 +97,8 @@ public final class BatchConsumer {
   /**
    * Consumes the deliveries; returns one outcome per delivery, in the same order.
    *
-   * @throws dev.archlab.inbox.PayloadMismatchException if fingerprints are on and any id was first
-   *     seen with another payload; nothing of the batch was applied
+   * @throws PayloadMismatchException if fingerprints are on and any id was first seen with another
+   *     payload, earlier or in this batch; nothing of the batch was applied
    * @throws dev.archlab.inbox.StoreUnavailableException if the database cannot be reached; runs
    *     that committed before stay committed (their redeliveries are DUPLICATE), the others are
    *     retried once their leases end
@@ -108,8 +109,13 @@ public final class BatchConsumer {
       return List.of();
     }
     List<BeginRequest> requests = new ArrayList<>(messages.size());
+    Map<String, String> firstHash = new HashMap<>();
     for (Message m : messages) {
       String hash = config.fingerprintPayloads() ? Fingerprint.sha256Hex(m.payload()) : null;
+      if (hash != null && !hash.equals(firstHash.computeIfAbsent(m.id(), id -> hash))) {
+        // Alone, this copy would be refused against its first copy's record: refuse the batch.
+        throw new PayloadMismatchException(name, m.id());
+      }
       requests.add(
           new BeginRequest(name, m.id(), config.lease(), config.retryPolicy().maxAttempts(), hash));
     }

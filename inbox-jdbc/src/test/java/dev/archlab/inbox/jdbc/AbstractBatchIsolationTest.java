@@ -1,6 +1,7 @@
 package dev.archlab.inbox.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
@@ -8,6 +9,7 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.Outcome.Status;
+import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.RetryPolicy;
 import java.sql.Connection;
@@ -363,6 +365,32 @@ abstract class AbstractBatchIsolationTest {
         .extracting(Outcome::status)
         .containsExactly(Status.DEAD, Status.DEAD);
     assertThat(deadLetters).containsExactly("poison-x");
+  }
+
+  @Test
+  @DisplayName("batch: a repeated id with another payload is refused as a single call would be")
+  void repeatWithAnotherPayloadIsRefused() throws Exception {
+    List<List<String>> calls = new CopyOnWriteArrayList<>();
+    BatchConsumer c =
+        BatchConsumer.builder("batch", store)
+            .config(InboxConfig.from(config(3)).fingerprintPayloads(true).build())
+            .handler(ledgerRefusingPoison(calls))
+            .build();
+    byte[] one = "one".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] two = "two".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    List<Message> batch =
+        List.of(
+            Message.of("p-0", "t", one), Message.of("p-1", "t", one), Message.of("p-1", "t", two));
+    assertThatThrownBy(() -> c.consume(batch))
+        .isInstanceOf(PayloadMismatchException.class)
+        .hasMessageContaining("'p-1'");
+    assertThat(calls).isEmpty();
+    assertThat(store.find("batch", "p-0")).isEmpty();
+    assertThat(ledgerRows()).isZero();
+    // The same payload twice is an ordinary repeat.
+    assertThat(c.consume(List.of(Message.of("p-1", "t", one), Message.of("p-1", "t", one))))
+        .extracting(Outcome::status)
+        .containsExactly(Status.APPLIED, Status.DUPLICATE);
   }
 
   // ---- the handler's connection is guarded ---------------------------------------------------
