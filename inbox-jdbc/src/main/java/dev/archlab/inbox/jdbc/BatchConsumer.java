@@ -10,6 +10,7 @@ import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.Fingerprint;
 import dev.archlab.inbox.internal.Identifiers;
@@ -20,29 +21,58 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * Consumes a batch of deliveries (as brokers hand them out) with a constant number of round trips
- * on PostgreSQL and MariaDB: one to claim every message (on H2 and MySQL the claims go one by one,
- * see {@link JdbcInboxStore#beginBatch}), then one transaction in which the handler writes all
- * effects and all claims are completed by one fenced statement. Each message's outcome is the one a
- * single {@link IdempotentConsumer} with {@link JdbcInboxStore#transactional} would report, except
- * that a message whose lease was taken over while the batch ran is reported IN_FLIGHT (with the
- * {@link LeaseLostException} as its error) instead of throwing, and the rest of the batch is
- * applied without it.
+ * on PostgreSQL and MariaDB while the handler succeeds: one to claim every message (on H2 and MySQL
+ * the claims go one by one, see {@link JdbcInboxStore#beginBatch}), then one transaction in which
+ * the handler writes all effects and all claims are completed by one fenced statement.
  *
- * <p>If the handler throws, nothing of the batch commits and every claimed message records a failed
- * attempt (retry with backoff, DEAD at the last attempt). Leases are not renewed while a batch
- * runs: choose a lease longer than a batch takes. Thread-safe.
+ * <p>Each message's outcome is the one a single {@link IdempotentConsumer} with {@link
+ * JdbcInboxStore#transactional} would report for it, called in delivery order:
+ *
+ * <ul>
+ *   <li><b>A failing message fails alone.</b> When the handler throws, the transaction is rolled
+ *       back and the failing messages are isolated: a {@link BatchItemFailedException} names them
+ *       (they record a failed attempt, the rest run again together at once); any other exception
+ *       splits the messages in two halves, each run in its own transaction, down to single
+ *       messages, as AWS Lambda's bisect-on-error does. Only a message that fails on its own (or is
+ *       named) records a failed attempt, with its own error: retry with backoff, DEAD at the last
+ *       attempt. Good messages apply with their first run that succeeds.
+ *   <li><b>Cost.</b> A batch that succeeds costs one handler transaction. For {@code n} claimed
+ *       messages of which {@code k} always fail, bisection runs the handler in at most {@code
+ *       min(2n - 1, 1 + 2k⌈log₂ n⌉)} transactions (each failing run of more than one message costs
+ *       two more; at most {@code k} runs fail per level of halving); {@code 2n - 1} is also the
+ *       bound when failures are not tied to messages (every run fails). A handler that names all
+ *       its failing messages costs at most two transactions per batch. Each failed message adds one
+ *       short transaction to record its attempt. Handler runs of the same message repeat inside
+ *       rolled-back transactions only, so a message's effect still commits at most once.
+ *   <li><b>A repeated id</b> within one batch is handed to the handler once, at its first position;
+ *       each later copy answers what a single call made right after the first copy's would:
+ *       DUPLICATE if it applied, IN_FLIGHT with the backoff as retry hint if it failed (the retry
+ *       is not due yet), DEAD if it died (the dead-letter path runs once), IN_FLIGHT if it was in
+ *       flight.
+ *   <li><b>Lost leases.</b> A message whose lease was taken over while the batch ran is reported
+ *       IN_FLIGHT (with the {@link LeaseLostException} as its error) instead of throwing, and the
+ *       rest of that run is applied without it.
+ * </ul>
+ *
+ * <p>The handler gets a guarded connection (see {@link TransactionalBatchHandler}): ending the
+ * transaction from the handler fails the run like a handler exception. Leases are not renewed while
+ * a batch runs: choose a lease longer than the whole call takes, re-runs included. Thread-safe.
  */
 public final class BatchConsumer {
 
-  /** How often the batch is re-run without messages whose leases were lost. */
-  private static final int MAX_ROUNDS = 3;
+  /** How often a run is repeated without messages whose leases were lost, per call. */
+  private static final int MAX_LEASE_RERUNS = 2;
 
   private final String name;
   private final JdbcInboxStore store;
@@ -67,9 +97,11 @@ public final class BatchConsumer {
   /**
    * Consumes the deliveries; returns one outcome per delivery, in the same order.
    *
-   * @throws dev.archlab.inbox.PayloadMismatchException if fingerprints are on and any id was first
-   *     seen with another payload; nothing of the batch was applied
-   * @throws dev.archlab.inbox.StoreUnavailableException if the database cannot be reached
+   * @throws PayloadMismatchException if fingerprints are on and any id was first seen with another
+   *     payload, earlier or in this batch; nothing of the batch was applied
+   * @throws dev.archlab.inbox.StoreUnavailableException if the database cannot be reached; runs
+   *     that committed before stay committed (their redeliveries are DUPLICATE), the others are
+   *     retried once their leases end
    */
   public List<Outcome> consume(List<Message> messages) {
     Objects.requireNonNull(messages, "messages");
@@ -77,15 +109,26 @@ public final class BatchConsumer {
       return List.of();
     }
     List<BeginRequest> requests = new ArrayList<>(messages.size());
+    Map<String, String> firstHash = new HashMap<>();
     for (Message m : messages) {
       String hash = config.fingerprintPayloads() ? Fingerprint.sha256Hex(m.payload()) : null;
+      if (hash != null && !hash.equals(firstHash.computeIfAbsent(m.id(), id -> hash))) {
+        // Alone, this copy would be refused against its first copy's record: refuse the batch.
+        throw new PayloadMismatchException(name, m.id());
+      }
       requests.add(
           new BeginRequest(name, m.id(), config.lease(), config.retryPolicy().maxAttempts(), hash));
     }
     List<BeginResult> begun = store.beginBatch(requests);
     Outcome[] outcomes = new Outcome[messages.size()];
+    Map<String, Integer> firstIndex = new HashMap<>();
+    List<Integer> repeats = new ArrayList<>();
     List<Integer> claimed = new ArrayList<>();
     for (int i = 0; i < messages.size(); i++) {
+      if (firstIndex.putIfAbsent(messages.get(i).id(), i) != null) {
+        repeats.add(i); // answered from its first copy's outcome, once that is known
+        continue;
+      }
       Outcome unclaimed = steps.unclaimed(messages.get(i), begun.get(i));
       if (unclaimed != null) {
         outcomes[i] = unclaimed;
@@ -94,76 +137,194 @@ public final class BatchConsumer {
         claimed.add(i);
       }
     }
-    for (int round = 0; round < MAX_ROUNDS && !claimed.isEmpty(); round++) {
-      claimed = runRound(messages, begun, claimed, outcomes);
-    }
-    for (int i : claimed) {
-      // Leases kept being lost; leave these to their new owners.
-      outcomes[i] = inFlight(messages.get(i), begun.get(i).claim(), null);
+    new Run(messages, begun, outcomes).settle(claimed);
+    for (int i : repeats) {
+      Message copy = messages.get(i);
+      outcomes[i] = repeatOf(copy, outcomes[firstIndex.get(copy.id())]);
     }
     return List.copyOf(Arrays.asList(outcomes));
   }
 
-  /** One transaction over the claimed messages; returns those to try again without the lost. */
-  private List<Integer> runRound(
-      List<Message> messages, List<BeginResult> begun, List<Integer> claimed, Outcome[] outcomes) {
-    List<Message> batch = new ArrayList<>(claimed.size());
-    List<Claim> claims = new ArrayList<>(claimed.size());
-    for (int i : claimed) {
-      batch.add(messages.get(i));
-      claims.add(begun.get(i).claim());
-    }
-    Exception failure = null;
-    List<BatchCompletion> completions = null;
-    try (Connection c = store.dataSource().getConnection();
-        LocalTransaction tx = new LocalTransaction(c)) {
-      try {
-        handler.handle(List.copyOf(batch), c);
-      } catch (Exception e) {
-        tx.rollback(e);
-        failure = e;
+  /**
+   * What a single call for {@code copy} right after its first copy's call would answer, given that
+   * call's outcome: the record is DONE, waiting for its retry, DEAD, or still someone else's.
+   */
+  private Outcome repeatOf(Message copy, Outcome first) {
+    switch (first.status()) {
+      case APPLIED, DUPLICATE -> {
+        steps.emit(InboxEvent.Kind.DUPLICATE, copy.id(), first.attempts(), null);
+        return new Outcome(
+            Outcome.Status.DUPLICATE,
+            copy.id(),
+            first.attempts(),
+            Duration.ZERO,
+            null,
+            null,
+            first.storedResult());
       }
-      if (failure == null) {
+      case DEAD -> {
+        // Parked by the first copy (which ran the dead-letter path) or earlier.
+        steps.emit(InboxEvent.Kind.DEAD_SEEN, copy.id(), first.attempts(), null);
+        return new Outcome(
+            Outcome.Status.DEAD, copy.id(), first.attempts(), Duration.ZERO, null, null, null);
+      }
+      case FAILED, IN_FLIGHT -> {
+        // The record waits for its retry time (or another owner's lease): not due yet.
+        steps.emit(InboxEvent.Kind.IN_FLIGHT, copy.id(), first.attempts(), null);
+        return new Outcome(
+            Outcome.Status.IN_FLIGHT,
+            copy.id(),
+            first.attempts(),
+            first.retryAfter(),
+            first.retryAt(),
+            null,
+            null);
+      }
+      default -> throw new IllegalStateException("unknown outcome " + first.status());
+    }
+  }
+
+  /** How one handler transaction over a group ended. */
+  private record Ran(Exception failure, List<Integer> again) {}
+
+  /** Settles the claimed messages of one call, isolating failures; fills {@code outcomes}. */
+  private final class Run {
+    private final List<Message> messages;
+    private final List<BeginResult> begun;
+    private final Outcome[] outcomes;
+    private int leaseReruns = MAX_LEASE_RERUNS;
+
+    Run(List<Message> messages, List<BeginResult> begun, Outcome[] outcomes) {
+      this.messages = messages;
+      this.begun = begun;
+      this.outcomes = outcomes;
+    }
+
+    /** Runs groups depth first, first half before second, so the handler sees delivery order. */
+    void settle(List<Integer> claimed) {
+      Deque<List<Integer>> pending = new ArrayDeque<>();
+      if (!claimed.isEmpty()) {
+        pending.push(List.copyOf(claimed));
+      }
+      while (!pending.isEmpty()) {
+        List<Integer> group = pending.pop();
+        Ran ran = runOnce(group);
+        if (ran.failure() == null) {
+          if (ran.again().isEmpty()) {
+            continue;
+          }
+          if (leaseReruns-- > 0) {
+            pending.push(ran.again());
+          } else {
+            for (int i : ran.again()) {
+              // Leases kept being lost; leave these to their new owners.
+              outcomes[i] = inFlight(messages.get(i), claimOf(i), null);
+            }
+          }
+          continue;
+        }
+        List<Integer> named = named(ran.failure(), group);
+        if (named != null) {
+          Throwable cause = ran.failure().getCause();
+          for (int i : named) {
+            fail(i, cause instanceof Exception e ? e : ran.failure());
+          }
+          List<Integer> rest = new ArrayList<>(group);
+          rest.removeAll(named);
+          if (!rest.isEmpty()) {
+            pending.push(List.copyOf(rest));
+          }
+        } else if (group.size() == 1) {
+          fail(group.get(0), ran.failure());
+        } else {
+          int half = (group.size() + 1) / 2;
+          pending.push(List.copyOf(group.subList(half, group.size())));
+          pending.push(List.copyOf(group.subList(0, half)));
+        }
+      }
+    }
+
+    /**
+     * The positions of the messages a {@link BatchItemFailedException} names, or null if {@code
+     * failure} names none or names an id outside {@code group} (then it counts as unnamed).
+     */
+    private List<Integer> named(Exception failure, List<Integer> group) {
+      if (!(failure instanceof BatchItemFailedException items)) {
+        return null;
+      }
+      List<Integer> named = new ArrayList<>();
+      for (int i : group) {
+        if (items.failedMessageIds().contains(messages.get(i).id())) {
+          named.add(i);
+        }
+      }
+      return named.size() == items.failedMessageIds().size() ? named : null;
+    }
+
+    private void fail(int i, Exception failure) {
+      try {
+        outcomes[i] = steps.recordFailure(messages.get(i), claimOf(i), failure);
+      } catch (LeaseLostException lost) {
+        outcomes[i] = inFlight(messages.get(i), claimOf(i), lost);
+      }
+    }
+
+    private Claim claimOf(int i) {
+      return begun.get(i).claim();
+    }
+
+    /**
+     * One transaction over {@code group}: the handler, then one fenced completion. Sets the
+     * outcomes of a commit and of lost leases; returns the handler's failure, or the messages to
+     * run again because others' leases were lost.
+     */
+    private Ran runOnce(List<Integer> group) {
+      List<Message> batch = new ArrayList<>(group.size());
+      List<Claim> claims = new ArrayList<>(group.size());
+      for (int i : group) {
+        batch.add(messages.get(i));
+        claims.add(claimOf(i));
+      }
+      List<BatchCompletion> completions;
+      try (Connection c = store.dataSource().getConnection();
+          LocalTransaction tx = new LocalTransaction(c)) {
+        GuardedConnection guard = GuardedConnection.around(c);
+        try {
+          handler.handle(List.copyOf(batch), guard.connection());
+          guard.throwIfRefused();
+        } catch (Exception e) {
+          tx.rollback(e);
+          return new Ran(e, List.of());
+        }
         completions = store.completeBatchOn(c, claims);
         if (completions.stream().allMatch(BatchCompletion::succeeded)) {
           tx.commit();
         } else {
           tx.rollback();
         }
+      } catch (SQLException e) {
+        throw store.translate("batch consume", e);
       }
-    } catch (SQLException e) {
-      throw store.translate("batch consume", e);
-    }
-    if (failure != null) {
-      for (int k = 0; k < claimed.size(); k++) {
-        int i = claimed.get(k);
-        try {
-          outcomes[i] = steps.recordFailure(messages.get(i), claims.get(k), failure);
-        } catch (LeaseLostException lost) {
-          outcomes[i] = inFlight(messages.get(i), claims.get(k), lost);
+      boolean allDone = completions.stream().allMatch(BatchCompletion::succeeded);
+      List<Integer> again = new ArrayList<>();
+      for (int k = 0; k < group.size(); k++) {
+        int i = group.get(k);
+        BatchCompletion done = completions.get(k);
+        if (allDone) {
+          outcomes[i] = steps.applied(done.record());
+        } else if (done.succeeded()) {
+          again.add(i); // rolled back with the run; still ours, so run it again
+        } else {
+          steps.emit(
+              InboxEvent.Kind.LEASE_LOST,
+              messages.get(i).id(),
+              claims.get(k).fencingToken(),
+              done.error());
+          outcomes[i] = inFlight(messages.get(i), claims.get(k), done.error());
         }
       }
-      return List.of();
+      return new Ran(null, List.copyOf(again));
     }
-    boolean allDone = completions.stream().allMatch(BatchCompletion::succeeded);
-    List<Integer> again = new ArrayList<>();
-    for (int k = 0; k < claimed.size(); k++) {
-      int i = claimed.get(k);
-      BatchCompletion done = completions.get(k);
-      if (allDone) {
-        outcomes[i] = steps.applied(done.record());
-      } else if (done.succeeded()) {
-        again.add(i); // rolled back with the batch; still ours, so run it again
-      } else {
-        steps.emit(
-            InboxEvent.Kind.LEASE_LOST,
-            messages.get(i).id(),
-            claims.get(k).fencingToken(),
-            done.error());
-        outcomes[i] = inFlight(messages.get(i), claims.get(k), done.error());
-      }
-    }
-    return again;
   }
 
   private static Outcome inFlight(Message message, Claim claim, Throwable lost) {

@@ -43,6 +43,10 @@ import java.util.Objects;
  *   <li>A handler exception rolls the transaction back; the failure is then recorded in a short
  *       transaction of its own (attempts, retry time, last error) so retries back off and a poison
  *       message still ends DEAD with its dead-letter path run once.
+ *   <li>The handler gets a guarded view of the connection: {@code commit()}, {@code rollback()},
+ *       {@code setAutoCommit}, {@code close()} and {@code abort} throw {@link
+ *       IllegalStateException} and fail the attempt like any handler exception (even if the handler
+ *       catches the refusal); savepoints are allowed.
  * </ul>
  *
  * <p>Choose it over the lease mode ({@link JdbcInboxStore#transactional}) when the handler only
@@ -229,8 +233,10 @@ public final class OneCommitConsumer {
     Connection c = tx.connection();
     steps.claimed(message, claim);
     TransactionAttempt attempt = new TransactionAttempt(c, claim, insertedDone != null);
+    GuardedConnection guard = GuardedConnection.around(c);
     try {
-      handler.handle(message, attempt, c);
+      handler.handle(message, attempt, guard.connection());
+      guard.throwIfRefused();
     } catch (Exception e) {
       tx.rollback(e);
       failure.exception = e;

@@ -13,6 +13,11 @@ import java.sql.SQLException;
  * the message over), the whole transaction is rolled back and {@link
  * dev.archlab.inbox.LeaseLostException} is thrown: a stale owner's business writes never commit.
  *
+ * <p>The handler gets a guarded view of the connection: {@code commit()}, {@code rollback()},
+ * {@code setAutoCommit}, {@code close()} and {@code abort} throw {@link IllegalStateException} and
+ * fail the attempt (even if the handler catches the refusal), because they would end a transaction
+ * the handler does not own; savepoints are allowed.
+ *
  * <p>Made by {@link JdbcInboxStore#transactional} (own connection, commits) or {@link
  * JdbcInboxStore#inCallerTransaction} (the caller's connection; the caller commits or rolls back).
  */
@@ -33,14 +38,18 @@ public final class TransactionalEffect implements ClaimedEffect {
   public InboxRecord runAndComplete(ClaimedRun run) throws Exception {
     if (callerConnection != null) {
       Connection c = callerConnection.get();
-      handler.handle(run.message(), run.attempt(), c);
+      GuardedConnection guard = GuardedConnection.aroundCallers(c);
+      handler.handle(run.message(), run.attempt(), guard.connection());
+      guard.throwIfRefused();
       Claim claim = run.handlerReturned();
       return store.complete(c, claim, run.keptResult());
     }
     try (Connection c = store.dataSource().getConnection();
         LocalTransaction tx = new LocalTransaction(c)) {
+      GuardedConnection guard = GuardedConnection.around(c);
       try {
-        handler.handle(run.message(), run.attempt(), c);
+        handler.handle(run.message(), run.attempt(), guard.connection());
+        guard.throwIfRefused();
       } catch (Exception e) {
         tx.rollback(e);
         throw e;
