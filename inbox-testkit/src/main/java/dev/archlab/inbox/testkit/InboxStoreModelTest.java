@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * -Dinbox.model.firstSeed=S} starts elsewhere, to explore new sequences. The run also checks that
  * the seeds reached every {@code begin} decision, a payload mismatch, and a {@code complete} that
  * succeeded, lost its lease and used a claim never issued (so a generator change cannot leave the
- * test passing vacuously); with fewer than about 20 seeds that check may fail and says why.
+ * test passing vacuously); with fewer than about 50 seeds that check may fail, and says why.
  *
  * <p><b>Failures.</b> The first failing seed is shrunk: actions are dropped (halves, then smaller
  * chunks, down to single actions), each candidate replayed on a fresh store, while the failure
