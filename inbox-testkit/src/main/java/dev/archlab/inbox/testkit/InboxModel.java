@@ -20,10 +20,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The reference model for {@link InboxStoreModelProperties}: SPEC §3 written as plainly as
- * possible, one map and one "now", no concurrency and no input validation (the property only feeds
- * it legal input). It implements {@link InboxStore} only so the property can send the same call to
- * the model and to the store under test; it is not a store anybody should use.
+ * The reference model for {@link InboxStoreModelTest}: SPEC §3 written as plainly as possible, one
+ * map and one "now", no concurrency and no input validation (the model test only feeds it legal
+ * input). It implements {@link InboxStore} only so the model test can send the same call to the
+ * model and to the store under test; it is not a store anybody should use.
  *
  * <p>It is deliberately independent of {@code MemoryInboxStore}: sharing code would let a bug in
  * one hide in the other.
@@ -153,7 +153,7 @@ final class InboxModel implements InboxStore {
 
   /**
    * Oldest {@code createdAt} first. Ties are broken by key here, but SPEC leaves them open, so the
-   * property never relies on the order of records created at the same instant.
+   * model test never relies on the order of records created at the same instant.
    */
   @Override
   public List<InboxRecord> list(RecordState state, String consumer, int limit) {

@@ -4,10 +4,8 @@ import dev.archlab.inbox.memory.MemoryInboxStore;
 import dev.archlab.inbox.store.InboxStore;
 import java.time.Duration;
 
-/**
- * The model-based properties of {@link InboxStoreModelProperties}, run on {@link MemoryInboxStore}.
- */
-class MemoryInboxStoreModelProperties extends InboxStoreModelProperties {
+/** The model test of {@link InboxStoreModelTest}, run on {@link MemoryInboxStore}. */
+class MemoryInboxStoreModelTest extends InboxStoreModelTest {
 
   @Override
   protected StoreFixture newFixture() {
