@@ -1,6 +1,7 @@
 package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.ConsumerClosedException;
 import dev.archlab.inbox.DeadLetterHandler;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
@@ -23,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Consumes a batch of deliveries (as brokers hand them out) with a constant number of round trips
@@ -39,7 +39,7 @@ import java.util.Objects;
  * attempt (retry with backoff, DEAD at the last attempt). Leases are not renewed while a batch
  * runs: choose a lease longer than a batch takes. Thread-safe.
  */
-public final class BatchConsumer {
+public final class BatchConsumer implements AutoCloseable {
 
   /** How often the batch is re-run without messages whose leases were lost. */
   private static final int MAX_ROUNDS = 3;
@@ -49,6 +49,7 @@ public final class BatchConsumer {
   private final TransactionalBatchHandler handler;
   private final InboxConfig config;
   private final ConsumeSteps steps;
+  private volatile boolean closed;
 
   private BatchConsumer(Builder b) {
     this.name = b.name;
@@ -70,9 +71,17 @@ public final class BatchConsumer {
    * @throws dev.archlab.inbox.PayloadMismatchException if fingerprints are on and any id was first
    *     seen with another payload; nothing of the batch was applied
    * @throws dev.archlab.inbox.StoreUnavailableException if the database cannot be reached
+   * @throws dev.archlab.inbox.InvalidArgumentException if {@code messages} or one of them is null
+   * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public List<Outcome> consume(List<Message> messages) {
-    Objects.requireNonNull(messages, "messages");
+    Identifiers.requireValue(messages, "messages");
+    for (int i = 0; i < messages.size(); i++) {
+      Identifiers.requireValue(messages.get(i), "messages[" + i + "]");
+    }
+    if (closed) {
+      throw new ConsumerClosedException(name);
+    }
     if (messages.isEmpty()) {
       return List.of();
     }
@@ -177,6 +186,27 @@ public final class BatchConsumer {
         null);
   }
 
+  /**
+   * Deletes this consumer's DONE records older than the configured retention, measured in the
+   * database's clock, as {@link IdempotentConsumer#pruneExpired()} does. Works after {@link
+   * #close()} too.
+   *
+   * @return how many records were deleted
+   */
+  public long pruneExpired() {
+    return steps.pruneExpired(config.dedupWindow().retention());
+  }
+
+  /**
+   * Stops consuming: a later {@code consume} throws {@link ConsumerClosedException} before touching
+   * the database. Holds no thread or connection of its own, so there is nothing else to release; it
+   * exists so that every consumer has the same lifecycle. Does not close the store; idempotent.
+   */
+  @Override
+  public void close() {
+    closed = true;
+  }
+
   /** Builds a {@link BatchConsumer}. */
   public static final class Builder {
     private final String name;
@@ -190,7 +220,7 @@ public final class BatchConsumer {
     private Builder(String name, JdbcInboxStore store) {
       this.name =
           Identifiers.requireConsumerName(name, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-      this.store = Objects.requireNonNull(store, "store");
+      this.store = Identifiers.requireValue(store, "store");
     }
 
     /** The business effects of a batch. Required. */
@@ -200,29 +230,37 @@ public final class BatchConsumer {
     }
 
     public Builder config(InboxConfig config) {
-      this.config = Objects.requireNonNull(config, "config");
+      this.config = Identifiers.requireValue(config, "config");
       return this;
     }
 
     public Builder listener(InboxListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      this.listener = Identifiers.requireValue(listener, "listener");
       return this;
     }
 
     public Builder deadLetterHandler(DeadLetterHandler deadLetterHandler) {
-      this.deadLetterHandler = Objects.requireNonNull(deadLetterHandler, "deadLetterHandler");
+      this.deadLetterHandler = Identifiers.requireValue(deadLetterHandler, "deadLetterHandler");
       return this;
     }
 
     public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      this.clock = Identifiers.requireValue(clock, "clock");
       return this;
     }
 
     /**
-     * @throws InvalidConfigurationException if no handler was given
+     * @throws InvalidConfigurationException if no handler was given or the config asks for a
+     *     heartbeat (leases are not renewed while a batch runs)
      */
     public BatchConsumer build() {
+      if (config.heartbeatInterval().isPresent()) {
+        // Refused rather than ignored: a user who asked for renewals would otherwise rely on them.
+        throw new InvalidConfigurationException(
+            "batch consumer '"
+                + name
+                + "' never renews leases, so heartbeat() has no effect here: remove it and choose a lease longer than a batch takes");
+      }
       if (handler == null) {
         throw new InvalidConfigurationException(
             "batch consumer '" + name + "' needs a handler: call handler(...) before build()");
