@@ -12,6 +12,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -146,6 +150,42 @@ class FirstUserEdgesTest {
 
     assertThat(c.consume(Message.of("extended")).status()).isEqualTo(Status.APPLIED);
     assertThat(kinds()).doesNotContain("LEASE_OVERRUN");
+  }
+
+  @Test
+  void theOverrunWarningIsLoggedOncePerConsumer() {
+    // System.Logger goes to java.util.logging here (inbox-core has no logging dependency).
+    Logger jul = Logger.getLogger("dev.archlab.inbox.internal.ConsumeSteps");
+    List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+    Handler capture =
+        new Handler() {
+          @Override
+          public void publish(LogRecord r) {
+            if (r.getLevel() == Level.WARNING && r.getMessage().contains("after its lease ended")) {
+              warnings.add(r);
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    jul.addHandler(capture);
+    try {
+      IdempotentConsumer first = consumer((m, a) -> clock.advance(Duration.ofSeconds(2)));
+      first.consume(Message.of("o-1"));
+      first.consume(Message.of("o-2"));
+      IdempotentConsumer second = consumer((m, a) -> clock.advance(Duration.ofSeconds(2)));
+      second.consume(Message.of("o-3"));
+    } finally {
+      jul.removeHandler(capture);
+    }
+
+    assertThat(kinds().stream().filter("LEASE_OVERRUN"::equals)).hasSize(3);
+    assertThat(warnings).hasSize(2); // one per consumer instance, not one per message
+    assertThat(warnings.get(0).getMessage()).contains("'orders'").contains("'o-1'");
   }
 
   // ---------------------------------------------------------------- item 8: exceptions
