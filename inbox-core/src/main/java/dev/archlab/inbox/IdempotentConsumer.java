@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -84,7 +83,9 @@ public final class IdempotentConsumer implements AutoCloseable {
   /**
    * A builder for a consumer called {@code name} on {@code store}.
    *
-   * @throws InvalidConsumerNameException if the name is null, blank, too long or not storable
+   * @throws InvalidConsumerNameException if the name is null, blank, too long, not storable or has
+   *     surrounding whitespace
+   * @throws InvalidArgumentException if {@code store} is null
    */
   public static Builder builder(String name, InboxStore store) {
     return new Builder(name, store);
@@ -111,13 +112,14 @@ public final class IdempotentConsumer implements AutoCloseable {
    * @throws LeaseLostException if this instance's claim was taken over before it could record the
    *     result
    * @throws StoreUnavailableException if the store could not be reached
-   * @throws IllegalStateException if this consumer was closed
+   * @throws InvalidArgumentException if {@code message} is null
+   * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public Outcome consume(Message message) {
-    Objects.requireNonNull(message, "message");
+    Identifiers.requireValue(message, "message");
     if (closed) {
       // Claiming now would strand the message until its lease ends: the heartbeat is gone.
-      throw new IllegalStateException("consumer '" + name + "' is closed");
+      throw new ConsumerClosedException(name);
     }
     String hash = config.fingerprintPayloads() ? Fingerprint.sha256Hex(message.payload()) : null;
     BeginResult begun =
@@ -130,15 +132,12 @@ public final class IdempotentConsumer implements AutoCloseable {
 
   /**
    * Deletes this consumer's DONE records older than the configured retention, measured in the
-   * store's clock.
+   * store's clock. Works after {@link #close()} too: closing stops consuming, not maintenance.
    *
    * @return how many records were deleted
    */
   public long pruneExpired() {
-    Instant before = store.currentTime().minus(config.dedupWindow().retention());
-    long deleted = store.prune(name, before);
-    steps.pruned(deleted);
-    return deleted;
+    return steps.pruneExpired(config.dedupWindow().retention());
   }
 
   private Outcome runClaimed(Message message, BeginResult begun) {
@@ -177,7 +176,7 @@ public final class IdempotentConsumer implements AutoCloseable {
         heartbeat.cancel(false);
       }
     }
-    return steps.applied(done);
+    return steps.applied(attempt.claim(), done);
   }
 
   private static ClaimedEffect handlerEffect(InboxStore store, MessageHandler handler) {
@@ -197,7 +196,10 @@ public final class IdempotentConsumer implements AutoCloseable {
         attempt::renewFromHeartbeat, nanos, nanos, TimeUnit.NANOSECONDS);
   }
 
-  /** Stops the heartbeat thread if this consumer created it. Does not close the store. */
+  /**
+   * Stops consuming: a later {@link #consume} throws {@link ConsumerClosedException}. Stops the
+   * heartbeat thread if this consumer created it. Does not close the store; idempotent.
+   */
   @Override
   public void close() {
     closed = true;
@@ -299,7 +301,7 @@ public final class IdempotentConsumer implements AutoCloseable {
 
     @Override
     public Instant extendLease(Duration lease) {
-      Objects.requireNonNull(lease, "lease");
+      Identifiers.requireValue(lease, "lease");
       if (lease.isNegative() || lease.isZero()) {
         throw new InvalidArgumentException("lease must be positive, was " + lease);
       }
@@ -464,7 +466,7 @@ public final class IdempotentConsumer implements AutoCloseable {
 
     private Builder(String name, InboxStore store) {
       this.name = Identifiers.requireConsumerName(name, MAX_CONSUMER_NAME_LENGTH);
-      this.store = Objects.requireNonNull(store, "store");
+      this.store = Identifiers.requireValue(store, "store");
     }
 
     /** The business effect. Required. */
@@ -485,19 +487,19 @@ public final class IdempotentConsumer implements AutoCloseable {
 
     /** Settings; {@link InboxConfig#ofDefaults()} when not set. */
     public Builder config(InboxConfig config) {
-      this.config = config;
+      this.config = Identifiers.requireValue(config, "config");
       return this;
     }
 
     /** Receives events; none when not set. */
     public Builder listener(InboxListener listener) {
-      this.listener = listener;
+      this.listener = Identifiers.requireValue(listener, "listener");
       return this;
     }
 
     /** Runs once per message parked as DEAD; nothing when not set. */
     public Builder deadLetterHandler(DeadLetterHandler deadLetterHandler) {
-      this.deadLetterHandler = deadLetterHandler;
+      this.deadLetterHandler = Identifiers.requireValue(deadLetterHandler, "deadLetterHandler");
       return this;
     }
 
@@ -524,7 +526,7 @@ public final class IdempotentConsumer implements AutoCloseable {
      * is read; no zone is needed).
      */
     public Builder clock(InstantSource clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      this.clock = Identifiers.requireValue(clock, "clock");
       return this;
     }
 
@@ -539,9 +541,6 @@ public final class IdempotentConsumer implements AutoCloseable {
                 + "' needs exactly one of handler(...) or effect(...) before build(), got "
                 + (handler == null ? "neither" : "both"));
       }
-      Objects.requireNonNull(config, "config");
-      Objects.requireNonNull(listener, "listener");
-      Objects.requireNonNull(deadLetterHandler, "deadLetterHandler");
       return new IdempotentConsumer(this);
     }
   }

@@ -25,15 +25,22 @@ public record InboxEvent(
     long count,
     Instant at) {
 
-  /** The kinds of event. */
+  /** The kinds of event: one kind per cause, so each can be counted and alerted on alone. */
   public enum Kind {
     /** This instance claimed a message (first claim or takeover) and is about to run it. */
     CLAIMED,
     /**
-     * This instance took over an expired claim: the effect may run again. For effects outside the
-     * database this is the observable count of possible repeats.
+     * This instance took over a claim whose lease ran out under another run (it crashed, stalled or
+     * lost its connection): the effect may run again. For effects outside the database this is the
+     * observable count of possible repeats. A due retry after a recorded failure is {@link #RETRY}.
      */
     TAKEOVER,
+    /**
+     * This instance claimed a message whose earlier attempt failed (the handler threw and the
+     * failure was recorded) once its retry time had passed. An ordinary retry with backoff, not a
+     * takeover: no lease ran out under anyone.
+     */
+    RETRY,
     /** The handler ran and the record is DONE. */
     APPLIED,
     /** A redelivery of a DONE message; the handler did not run. */
@@ -52,6 +59,15 @@ public record InboxEvent(
     LEASE_LOST,
     /** A running handler's lease was renewed. */
     LEASE_EXTENDED,
+    /**
+     * The handler returned and DONE was recorded, but at or after the end of its lease by the
+     * store's clock (the database's for database stores). Nobody had taken the message over, so the
+     * fenced completion still succeeded; but from the lease end on, a redelivery could have run the
+     * handler a second time, so an effect outside the store may have happened twice. Emitted before
+     * {@link #APPLIED}; the consumer also logs one warning per consumer instance. Choose a longer
+     * lease or {@code heartbeat()}.
+     */
+    LEASE_OVERRUN,
     /** DONE records older than the retention were deleted. */
     PRUNED,
     /**

@@ -17,7 +17,10 @@ import java.util.Optional;
  *     null otherwise
  * @param createdAt when the first claim inserted the record
  * @param updatedAt when the record last changed state, lease or attempts
- * @param lastError the last failure, at most {@link #MAX_ERROR_LENGTH} characters; null if none
+ * @param lastError the last failure, at most {@link #MAX_ERROR_LENGTH} characters; null if none. On
+ *     a PROCESSING record it is set only while the record waits for the retry of a recorded
+ *     failure: a new attempt starts without one, which is how {@code begin} tells a due retry from
+ *     a takeover. On a DEAD record it says why it was parked
  * @param payloadHash hex fingerprint of the first delivery's payload; null when not recorded
  * @param result bytes the handler asked to keep for answering duplicates; null when none
  */

@@ -13,8 +13,10 @@ package dev.archlab.inbox;
  *       over {@link InboxRecord#MAX_RESULT_BYTES}, a fencing token below 1, a negative limit.
  * </ul>
  *
- * <p>A {@code null} where a value is required is a {@link NullPointerException} naming the
- * parameter, as in the JDK; ids and consumer names are the exception and get their own types.
+ * <p>A {@code null} handed to a consumer ({@code consume}, {@code extendLease}) or to a consumer's
+ * builder is one of these too, naming the parameter; a null id or consumer name gets its own type.
+ * Lower-level calls (the store SPI, value-type constructors) keep the JDK's {@link
+ * NullPointerException} for a null argument.
  */
 public class InvalidArgumentException extends InboxException {
   private static final long serialVersionUID = 1L;

@@ -3,7 +3,7 @@ package dev.archlab.inbox;
 /**
  * A consumer name was refused: null, blank, longer than {@link
  * IdempotentConsumer#MAX_CONSUMER_NAME_LENGTH}, or holding control characters or unpaired
- * surrogates. Nothing was written.
+ * surrogates, or starting or ending with whitespace. Nothing was written.
  */
 public class InvalidConsumerNameException extends InvalidArgumentException {
   private static final long serialVersionUID = 1L;

@@ -189,7 +189,7 @@ class IdempotentConsumerTest {
   }
 
   @Test
-  void retryBeforeItsTimeIsInFlightAndAfterItIsATakeoverWithGrowingBackoff() {
+  void retryBeforeItsTimeIsInFlightAndAfterItIsARetryWithGrowingBackoff() {
     IdempotentConsumer c = consumer(failing());
     Instant t0 = clock.instant();
     c.consume(Message.of("m1")); // FAILED, retry at t0 + 1 s
@@ -207,7 +207,7 @@ class IdempotentConsumerTest {
     assertThat(second.retryAfter()).isEqualTo(Duration.ofSeconds(2));
     assertThat(second.retryAt()).isEqualTo(t0.plusSeconds(1).plusSeconds(2));
     assertThat(handlerRuns).hasValue(2);
-    assertThat(kinds()).containsExactly(Kind.IN_FLIGHT, Kind.TAKEOVER, Kind.CLAIMED, Kind.FAILED);
+    assertThat(kinds()).containsExactly(Kind.IN_FLIGHT, Kind.RETRY, Kind.CLAIMED, Kind.FAILED);
   }
 
   @Test
@@ -416,10 +416,10 @@ class IdempotentConsumerTest {
     assertThatCode(() -> IdempotentConsumer.builder(NAME, store).clock(clock))
         .doesNotThrowAnyException();
     assertThatThrownBy(() -> IdempotentConsumer.builder(NAME, store).clock((java.time.Clock) null))
-        .isInstanceOf(NullPointerException.class);
+        .isInstanceOf(InvalidArgumentException.class);
     assertThatThrownBy(
             () -> IdempotentConsumer.builder(NAME, store).clock((java.time.InstantSource) null))
-        .isInstanceOf(NullPointerException.class);
+        .isInstanceOf(InvalidArgumentException.class);
   }
 
   @Test
@@ -528,7 +528,7 @@ class IdempotentConsumerTest {
             Kind.CLAIMED,
             Kind.FAILED,
             Kind.IN_FLIGHT,
-            Kind.TAKEOVER,
+            Kind.RETRY,
             Kind.CLAIMED,
             Kind.DEAD,
             Kind.PRUNED);
@@ -811,7 +811,7 @@ class IdempotentConsumerTest {
       assertThat(record("m1").leaseUntil()).isEqualTo(retryAt);
       assertThat(kinds()).containsExactly(Kind.CLAIMED, Kind.LEASE_EXTENDED, Kind.FAILED);
       clock.advance(Duration.ofSeconds(1));
-      assertThat(rivalBegin("m1").kind()).isEqualTo(BeginResult.Kind.TAKEN_OVER);
+      assertThat(rivalBegin("m1").kind()).isEqualTo(BeginResult.Kind.RETRIED);
     } finally {
       releaseTick.countDown();
       owner.shutdownNow();
@@ -947,7 +947,7 @@ class IdempotentConsumerTest {
   @Test
   void builderRefusesMissingStore() {
     assertThatThrownBy(() -> IdempotentConsumer.builder(NAME, null))
-        .isInstanceOf(NullPointerException.class)
+        .isInstanceOf(InvalidArgumentException.class)
         .hasMessageContaining("store");
   }
 
@@ -1109,7 +1109,7 @@ class IdempotentConsumerTest {
             .build();
     c.close();
     assertThatThrownBy(() -> c.consume(Message.of("after-close")))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(ConsumerClosedException.class)
         .hasMessageContaining("closed");
     assertThat(store.find(NAME, "after-close")).isEmpty();
     assertThat(handlerRuns).hasValue(0);

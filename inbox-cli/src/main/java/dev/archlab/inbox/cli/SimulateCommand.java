@@ -229,6 +229,7 @@ final class SimulateCommand implements Callable<Integer> {
       AtomicLong dead = new AtomicLong();
       AtomicLong crashes = new AtomicLong();
       AtomicLong takeovers = new AtomicLong();
+      AtomicLong retries = new AtomicLong();
       AtomicLong storeErrors = new AtomicLong();
       AtomicLong outstanding = new AtomicLong(order.size());
       AtomicReference<RuntimeException> refusedMidRun = new AtomicReference<>();
@@ -248,8 +249,12 @@ final class SimulateCommand implements Callable<Integer> {
                       .build())
               .listener(
                   e -> {
+                    // A due retry after a failure is not a takeover: only expired leases count
+                    // there.
                     if (e.kind() == InboxEvent.Kind.TAKEOVER) {
                       takeovers.incrementAndGet();
+                    } else if (e.kind() == InboxEvent.Kind.RETRY) {
+                      retries.incrementAndGet();
                     }
                   })
               .effect(
@@ -400,6 +405,8 @@ final class SimulateCommand implements Callable<Integer> {
       out.printf("  failed           %10d%n", failed.get());
       out.printf("  crashes          %10d  (handler died after the claim)%n", crashes.get());
       out.printf("  takeovers        %10d  (expired claims taken over)%n", takeovers.get());
+      out.printf(
+          "  retries          %10d  (failed attempts retried after backoff)%n", retries.get());
       out.printf("  store errors     %10d%n", storeErrors.get());
       out.printf(
           "  DONE ids         %10d   DEAD ids %d (planted poison %d, other %d)%n",

@@ -15,6 +15,7 @@ import dev.archlab.inbox.store.InboxStore;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The steps every consumer shares once a store has answered: turning a begin that did not claim
@@ -31,6 +32,7 @@ public final class ConsumeSteps {
   private final InboxListener listener;
   private final DeadLetterHandler deadLetterHandler;
   private final InstantSource clock;
+  private final AtomicBoolean overrunLogged = new AtomicBoolean();
 
   public ConsumeSteps(
       String consumer,
@@ -49,7 +51,8 @@ public final class ConsumeSteps {
 
   /**
    * The outcome of a begin that did not claim the message (running the dead-letter path if this
-   * begin parked it), or null when it did claim; a takeover is reported before returning null.
+   * begin parked it), or null when it did claim; a takeover or a due retry is reported before
+   * returning null.
    */
   public Outcome unclaimed(Message message, BeginResult begun) {
     InboxRecord record = begun.record();
@@ -78,6 +81,9 @@ public final class ConsumeSteps {
       case TAKEN_OVER:
         emit(InboxEvent.Kind.TAKEOVER, message.id(), record.attempts(), null);
         return null;
+      case RETRIED:
+        emit(InboxEvent.Kind.RETRY, message.id(), record.attempts(), null);
+        return null;
       case CLAIMED:
         return null;
       default:
@@ -96,6 +102,33 @@ public final class ConsumeSteps {
    */
   public void completionFailed(Message message, Claim claim, Throwable failure) {
     emit(InboxEvent.Kind.COMPLETION_FAILED, message.id(), claim.fencingToken(), failure);
+  }
+
+  /**
+   * Reports a DONE record completed under {@code claim} (with the lease end as last extended) and
+   * returns its APPLIED outcome. A completion at or after the lease end, by the store's clock that
+   * stamped {@code done.updatedAt()}, is reported as {@link InboxEvent.Kind#LEASE_OVERRUN} first,
+   * and the first one of this consumer is logged as a warning.
+   */
+  public Outcome applied(Claim claim, InboxRecord done) {
+    // begin takes a lease over once now >= leaseUntil, so the lease end itself is already exposed.
+    if (!done.updatedAt().isBefore(claim.leaseUntil())) {
+      emit(InboxEvent.Kind.LEASE_OVERRUN, done.messageId(), done.attempts(), null);
+      if (overrunLogged.compareAndSet(false, true)) {
+        LOG.log(
+            Level.WARNING,
+            "consumer '"
+                + consumer
+                + "' recorded message '"
+                + done.messageId()
+                + "' as DONE "
+                + Duration.between(claim.leaseUntil(), done.updatedAt())
+                + " after its lease ended; a redelivery in that time could have run the handler"
+                + " twice. Use a longer lease or heartbeat(). Logged once per consumer; every"
+                + " overrun emits a LEASE_OVERRUN event");
+      }
+    }
+    return applied(done);
   }
 
   /** Reports a DONE record and returns its APPLIED outcome. */
@@ -159,6 +192,17 @@ public final class ConsumeSteps {
   /** Reports an event; a listener that throws is logged and ignored. */
   public void emit(InboxEvent.Kind kind, String messageId, int attempts, Throwable error) {
     emit(new InboxEvent(kind, consumer, messageId, attempts, error, 0, clock.instant()));
+  }
+
+  /**
+   * Deletes this consumer's DONE records last changed more than {@code retention} ago by the
+   * store's clock, reports the prune and returns how many were deleted: {@code pruneExpired()} of
+   * every consumer.
+   */
+  public long pruneExpired(Duration retention) {
+    long deleted = store.prune(consumer, store.currentTime().minus(retention));
+    pruned(deleted);
+    return deleted;
   }
 
   /** Reports a prune of {@code count} records. */

@@ -1,5 +1,6 @@
 package dev.archlab.inbox.internal;
 
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConsumerNameException;
 import dev.archlab.inbox.InvalidMessageIdException;
 
@@ -16,9 +17,18 @@ public final class Identifiers {
     return id;
   }
 
-  /** Returns {@code name} unchanged, or throws {@link InvalidConsumerNameException} saying why. */
+  /**
+   * Returns {@code name} unchanged, or throws {@link InvalidConsumerNameException} saying why.
+   * Unlike a message id (the producer's, compared byte for byte), a consumer name is typed by
+   * people: surrounding whitespace is refused, since {@code " orders"} would silently be a second
+   * consumer with its own records.
+   */
   public static String requireConsumerName(String name, int maxLength) {
     String problem = problem(name, maxLength);
+    if (problem == null
+        && (isSpace(name.codePointAt(0)) || isSpace(name.codePointBefore(name.length())))) {
+      problem = "starts or ends with whitespace (a different consumer from the trimmed name)";
+    }
     if (problem != null) {
       throw new InvalidConsumerNameException(
           "invalid consumer name " + quote(name) + ": " + problem);
@@ -74,6 +84,21 @@ public final class Identifiers {
       return "is " + value.length() + " characters long, the limit is " + maxLength;
     }
     return problem;
+  }
+
+  private static boolean isSpace(int cp) {
+    return Character.isWhitespace(cp) || Character.isSpaceChar(cp);
+  }
+
+  /**
+   * Returns {@code value}, or throws {@link InvalidArgumentException} naming {@code what} if it is
+   * null: the consumer API refuses every value with that exception type, nulls included.
+   */
+  public static <T> T requireValue(T value, String what) {
+    if (value == null) {
+      throw new InvalidArgumentException(what + " must not be null");
+    }
+    return value;
   }
 
   /** A short, printable rendering of a possibly huge or null value for error messages. */

@@ -243,7 +243,9 @@ public final class MemoryInboxStore implements InboxStore {
       }
       Entry found = slot.entry();
       BeginResult decided = decide(request, found.toRecord(consumer, id), now);
-      if (decided.kind() != Kind.TAKEN_OVER && decided.kind() != Kind.DIED) {
+      if (decided.kind() == Kind.IN_FLIGHT
+          || decided.kind() == Kind.DUPLICATE
+          || decided.kind() == Kind.DEAD) {
         return decided;
       }
       if (slot.swap(found, new Entry(decided.record()))) {
@@ -283,14 +285,12 @@ public final class MemoryInboxStore implements InboxStore {
           current.transitioned(RecordState.DEAD, current.attempts(), null, now, error),
           now);
     }
+    // A PROCESSING record keeps an error only while it waits for the retry of a recorded failure;
+    // the new attempt starts without one, so a crash of that attempt reads as a takeover later.
     return BeginResult.of(
-        Kind.TAKEN_OVER,
+        current.lastError() != null ? Kind.RETRIED : Kind.TAKEN_OVER,
         current.transitioned(
-            RecordState.PROCESSING,
-            current.attempts() + 1,
-            now.plus(request.lease()),
-            now,
-            current.lastError()),
+            RecordState.PROCESSING, current.attempts() + 1, now.plus(request.lease()), now, null),
         now);
   }
 

@@ -20,8 +20,16 @@ public record BeginResult(Kind kind, InboxRecord record, Instant storeTime) {
   public enum Kind {
     /** No record existed; one was inserted in PROCESSING with attempts 1. The caller owns it. */
     CLAIMED,
-    /** The lease had expired; attempts went up by one and the caller owns it now. */
+    /**
+     * The lease of a running attempt had expired (its owner crashed, stalled or was cut off):
+     * attempts went up by one and the caller owns it now. The earlier run may have had effects.
+     */
     TAKEN_OVER,
+    /**
+     * The retry time of a recorded failure ({@code fail}) had passed: attempts went up by one and
+     * the caller owns it now. No lease ran out under anyone, so this is not a takeover.
+     */
+    RETRIED,
     /** The record is DONE: a redelivery of a finished message. */
     DUPLICATE,
     /** The record is PROCESSING and its lease (or retry time) has not passed. */
@@ -43,7 +51,7 @@ public record BeginResult(Kind kind, InboxRecord record, Instant storeTime) {
 
   /** True when the caller owns the message now and must run the effect. */
   public boolean claimed() {
-    return kind == Kind.CLAIMED || kind == Kind.TAKEN_OVER;
+    return kind == Kind.CLAIMED || kind == Kind.TAKEN_OVER || kind == Kind.RETRIED;
   }
 
   /**

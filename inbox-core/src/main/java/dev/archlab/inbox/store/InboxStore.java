@@ -37,8 +37,10 @@ public interface InboxStore {
    *   <li>no record: insert PROCESSING, attempts 1, lease from now → {@code CLAIMED}
    *   <li>DONE → {@code DUPLICATE}; DEAD → {@code DEAD}
    *   <li>PROCESSING, now before {@code leaseUntil} → {@code IN_FLIGHT}
-   *   <li>PROCESSING, lease passed, attempts below {@code maxAttempts} → attempts + 1, new lease →
-   *       {@code TAKEN_OVER}
+   *   <li>PROCESSING, lease passed, attempts below {@code maxAttempts} → attempts + 1, new lease,
+   *       {@code lastError} cleared → {@code RETRIED} if the record had a {@code lastError} (it was
+   *       waiting for the retry of a recorded {@link #fail}), else {@code TAKEN_OVER} (a running
+   *       attempt's lease ran out)
    *   <li>PROCESSING, lease passed, attempts at {@code maxAttempts} → DEAD → {@code DIED}
    * </ul>
    *

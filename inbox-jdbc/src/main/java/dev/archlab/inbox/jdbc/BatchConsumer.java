@@ -1,6 +1,7 @@
 package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.ConsumerClosedException;
 import dev.archlab.inbox.DeadLetterHandler;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
@@ -28,7 +29,6 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * Consumes a batch of deliveries (as brokers hand them out) with a constant number of round trips
@@ -69,7 +69,7 @@ import java.util.Objects;
  * transaction from the handler fails the run like a handler exception. Leases are not renewed while
  * a batch runs: choose a lease longer than the whole call takes, re-runs included. Thread-safe.
  */
-public final class BatchConsumer {
+public final class BatchConsumer implements AutoCloseable {
 
   /** How often a run is repeated without messages whose leases were lost, per call. */
   private static final int MAX_LEASE_RERUNS = 2;
@@ -79,6 +79,7 @@ public final class BatchConsumer {
   private final TransactionalBatchHandler handler;
   private final InboxConfig config;
   private final ConsumeSteps steps;
+  private volatile boolean closed;
 
   private BatchConsumer(Builder b) {
     this.name = b.name;
@@ -102,9 +103,17 @@ public final class BatchConsumer {
    * @throws dev.archlab.inbox.StoreUnavailableException if the database cannot be reached; runs
    *     that committed before stay committed (their redeliveries are DUPLICATE), the others are
    *     retried once their leases end
+   * @throws dev.archlab.inbox.InvalidArgumentException if {@code messages} or one of them is null
+   * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public List<Outcome> consume(List<Message> messages) {
-    Objects.requireNonNull(messages, "messages");
+    Identifiers.requireValue(messages, "messages");
+    for (int i = 0; i < messages.size(); i++) {
+      Identifiers.requireValue(messages.get(i), "messages[" + i + "]");
+    }
+    if (closed) {
+      throw new ConsumerClosedException(name);
+    }
     if (messages.isEmpty()) {
       return List.of();
     }
@@ -338,6 +347,27 @@ public final class BatchConsumer {
         null);
   }
 
+  /**
+   * Deletes this consumer's DONE records older than the configured retention, measured in the
+   * database's clock, as {@link IdempotentConsumer#pruneExpired()} does. Works after {@link
+   * #close()} too.
+   *
+   * @return how many records were deleted
+   */
+  public long pruneExpired() {
+    return steps.pruneExpired(config.dedupWindow().retention());
+  }
+
+  /**
+   * Stops consuming: a later {@code consume} throws {@link ConsumerClosedException} before touching
+   * the database. Holds no thread or connection of its own, so there is nothing else to release; it
+   * exists so that every consumer has the same lifecycle. Does not close the store; idempotent.
+   */
+  @Override
+  public void close() {
+    closed = true;
+  }
+
   /** Builds a {@link BatchConsumer}. */
   public static final class Builder {
     private final String name;
@@ -351,7 +381,7 @@ public final class BatchConsumer {
     private Builder(String name, JdbcInboxStore store) {
       this.name =
           Identifiers.requireConsumerName(name, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-      this.store = Objects.requireNonNull(store, "store");
+      this.store = Identifiers.requireValue(store, "store");
     }
 
     /** The business effects of a batch. Required. */
@@ -361,29 +391,37 @@ public final class BatchConsumer {
     }
 
     public Builder config(InboxConfig config) {
-      this.config = Objects.requireNonNull(config, "config");
+      this.config = Identifiers.requireValue(config, "config");
       return this;
     }
 
     public Builder listener(InboxListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      this.listener = Identifiers.requireValue(listener, "listener");
       return this;
     }
 
     public Builder deadLetterHandler(DeadLetterHandler deadLetterHandler) {
-      this.deadLetterHandler = Objects.requireNonNull(deadLetterHandler, "deadLetterHandler");
+      this.deadLetterHandler = Identifiers.requireValue(deadLetterHandler, "deadLetterHandler");
       return this;
     }
 
     public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      this.clock = Identifiers.requireValue(clock, "clock");
       return this;
     }
 
     /**
-     * @throws InvalidConfigurationException if no handler was given
+     * @throws InvalidConfigurationException if no handler was given or the config asks for a
+     *     heartbeat (leases are not renewed while a batch runs)
      */
     public BatchConsumer build() {
+      if (config.heartbeatInterval().isPresent()) {
+        // Refused rather than ignored: a user who asked for renewals would otherwise rely on them.
+        throw new InvalidConfigurationException(
+            "batch consumer '"
+                + name
+                + "' never renews leases, so heartbeat() has no effect here: remove it and choose a lease longer than a batch takes");
+      }
       if (handler == null) {
         throw new InvalidConfigurationException(
             "batch consumer '" + name + "' needs a handler: call handler(...) before build()");

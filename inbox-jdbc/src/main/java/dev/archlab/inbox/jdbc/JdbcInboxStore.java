@@ -657,12 +657,10 @@ public final class JdbcInboxStore implements InboxStore {
                     : "lease expired without completion after "
                         + cur.attempts()
                         + " attempt(s); the handler probably crashed the process")
+            // A PROCESSING row keeps an error only while it waits for the retry of a recorded
+            // failure; the new attempt starts without one, so its own crash reads as a takeover.
             : cur.transitioned(
-                RecordState.PROCESSING,
-                cur.attempts() + 1,
-                now.plus(r.lease()),
-                now,
-                cur.lastError());
+                RecordState.PROCESSING, cur.attempts() + 1, now.plus(r.lease()), now, null);
     Statements s = statements(c);
     try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
       ps.setString(1, next.state().name());
@@ -675,7 +673,10 @@ public final class JdbcInboxStore implements InboxStore {
       ps.setInt(8, cur.attempts());
       s.dialect.setInstant(ps, 9, now);
       return ps.executeUpdate() == 1
-          ? BeginResult.of(dies ? Kind.DIED : Kind.TAKEN_OVER, next, now)
+          ? BeginResult.of(
+              dies ? Kind.DIED : cur.lastError() != null ? Kind.RETRIED : Kind.TAKEN_OVER,
+              next,
+              now)
           : null;
     }
   }

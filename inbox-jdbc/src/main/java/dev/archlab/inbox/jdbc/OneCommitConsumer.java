@@ -2,6 +2,7 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Attempt;
 import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.ConsumerClosedException;
 import dev.archlab.inbox.DeadLetterHandler;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
@@ -26,7 +27,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Consumes a message whose only effect is in the inbox's own database with one commit: the claim,
@@ -59,7 +59,7 @@ import java.util.Objects;
  * crash the process, use the lease mode, whose committed claim counts every crash and parks the
  * message DEAD at the maximum. Thread-safe.
  */
-public final class OneCommitConsumer {
+public final class OneCommitConsumer implements AutoCloseable {
 
   /** Longest {@link Builder#lockTimeout}: every database's setting holds it. */
   private static final Duration MAX_LOCK_TIMEOUT = Duration.ofDays(1);
@@ -73,6 +73,7 @@ public final class OneCommitConsumer {
   private final InboxConfig config;
   private final Duration lockTimeout;
   private final ConsumeSteps steps;
+  private volatile boolean closed;
 
   private OneCommitConsumer(Builder b) {
     this.name = b.name;
@@ -100,9 +101,14 @@ public final class OneCommitConsumer {
    * @throws dev.archlab.inbox.PayloadMismatchException if fingerprints are on and the id was first
    *     seen with another payload
    * @throws dev.archlab.inbox.StoreUnavailableException if the database cannot be reached
+   * @throws dev.archlab.inbox.InvalidArgumentException if {@code message} is null
+   * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public Outcome consume(Message message) {
-    Objects.requireNonNull(message, "message");
+    Identifiers.requireValue(message, "message");
+    if (closed) {
+      throw new ConsumerClosedException(name);
+    }
     String hash = config.fingerprintPayloads() ? Fingerprint.sha256Hex(message.payload()) : null;
     BeginRequest request =
         new BeginRequest(
@@ -190,8 +196,8 @@ public final class OneCommitConsumer {
       tx.commit();
       return steps.unclaimed(message, begun);
     }
-    if (begun.kind() == BeginResult.Kind.TAKEN_OVER) {
-      steps.unclaimed(message, begun); // reports the takeover
+    if (begun.kind() != BeginResult.Kind.CLAIMED) {
+      steps.unclaimed(message, begun); // reports the takeover or the due retry
     }
     return runClaimed(tx, message, begun.claim(), null, failure);
   }
@@ -329,6 +335,27 @@ public final class OneCommitConsumer {
     }
   }
 
+  /**
+   * Deletes this consumer's DONE records older than the configured retention, measured in the
+   * database's clock, as {@link IdempotentConsumer#pruneExpired()} does. Works after {@link
+   * #close()} too.
+   *
+   * @return how many records were deleted
+   */
+  public long pruneExpired() {
+    return steps.pruneExpired(config.dedupWindow().retention());
+  }
+
+  /**
+   * Stops consuming: a later {@code consume} throws {@link ConsumerClosedException} before touching
+   * the database. Holds no thread or connection of its own, so there is nothing else to release; it
+   * exists so that every consumer has the same lifecycle. Does not close the store; idempotent.
+   */
+  @Override
+  public void close() {
+    closed = true;
+  }
+
   /** Builds a {@link OneCommitConsumer}. */
   public static final class Builder {
     private final String name;
@@ -343,7 +370,7 @@ public final class OneCommitConsumer {
     private Builder(String name, JdbcInboxStore store) {
       this.name =
           Identifiers.requireConsumerName(name, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-      this.store = Objects.requireNonNull(store, "store");
+      this.store = Identifiers.requireValue(store, "store");
     }
 
     /** The business effect, written through the given connection. Required. */
@@ -352,19 +379,23 @@ public final class OneCommitConsumer {
       return this;
     }
 
-    /** Retry policy, lease (used for the failure records), fingerprints. */
+    /**
+     * Retry policy, lease (used when an existing record is claimed and for the failure records),
+     * fingerprints, dedup window (for {@link OneCommitConsumer#pruneExpired()}). A heartbeat is
+     * refused at {@link #build()}: this mode never renews a lease.
+     */
     public Builder config(InboxConfig config) {
-      this.config = Objects.requireNonNull(config, "config");
+      this.config = Identifiers.requireValue(config, "config");
       return this;
     }
 
     public Builder listener(InboxListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      this.listener = Identifiers.requireValue(listener, "listener");
       return this;
     }
 
     public Builder deadLetterHandler(DeadLetterHandler deadLetterHandler) {
-      this.deadLetterHandler = Objects.requireNonNull(deadLetterHandler, "deadLetterHandler");
+      this.deadLetterHandler = Identifiers.requireValue(deadLetterHandler, "deadLetterHandler");
       return this;
     }
 
@@ -396,21 +427,29 @@ public final class OneCommitConsumer {
      * also reports IN_FLIGHT, with a retry hint of one second.
      */
     public Builder lockTimeout(Duration lockTimeout) {
-      this.lockTimeout = lockTimeout;
+      this.lockTimeout = Identifiers.requireValue(lockTimeout, "lockTimeout");
       return this;
     }
 
     /** Time-stamps events only; see {@link IdempotentConsumer.Builder#clock}. */
     public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      this.clock = Identifiers.requireValue(clock, "clock");
       return this;
     }
 
     /**
-     * @throws InvalidConfigurationException if no handler was given, the lock timeout is not
-     *     positive or longer than a day, or the store's configured dialect cannot bound it
+     * @throws InvalidConfigurationException if no handler was given, the config asks for a
+     *     heartbeat (this mode never renews a lease), the lock timeout is not positive or longer
+     *     than a day, or the store's configured dialect cannot bound it
      */
     public OneCommitConsumer build() {
+      if (config.heartbeatInterval().isPresent()) {
+        // Refused rather than ignored: a user who asked for renewals would otherwise rely on them.
+        throw new InvalidConfigurationException(
+            "one-commit consumer '"
+                + name
+                + "' never renews leases, so heartbeat() has no effect here: remove it from the InboxConfig");
+      }
       if (handler == null) {
         throw new InvalidConfigurationException(
             "one-commit consumer '" + name + "' needs a handler: call handler(...) before build()");

@@ -96,10 +96,10 @@ final class InboxModel implements InboxStore {
             RecordState.PROCESSING,
             r.attempts() + 1,
             now.plus(request.lease()),
-            r.lastError(),
+            null,
             r.result());
     records.put(key, taken);
-    return BeginResult.of(Kind.TAKEN_OVER, taken, now);
+    return BeginResult.of(r.lastError() != null ? Kind.RETRIED : Kind.TAKEN_OVER, taken, now);
   }
 
   @Override

@@ -216,8 +216,38 @@ public abstract class InboxStoreContractTest {
     assertThat(third.status()).isEqualTo(Status.APPLIED);
     assertThat(third.attempts()).isEqualTo(3);
     assertThat(calls).hasValue(3);
-    assertThat(store().find(CONSUMER, "m-retry").orElseThrow().lastError())
-        .contains("provider timeout");
+    // The error is the state the record waited in; the attempt that succeeded started without it.
+    assertThat(store().find(CONSUMER, "m-retry").orElseThrow().lastError()).isNull();
+  }
+
+  @Test
+  @DisplayName(
+      "a due retry after a recorded failure is RETRIED, not a takeover; that retry's crash is one")
+  void dueRetryIsNotATakeover() {
+    Claim first = begin("m-retried").claim();
+    store().fail(first, "provider timeout", Duration.ofSeconds(1));
+    advance(Duration.ofSeconds(1));
+
+    BeginResult retried = begin("m-retried");
+    assertThat(retried.kind()).isEqualTo(Kind.RETRIED);
+    assertThat(retried.claimed()).isTrue();
+    assertThat(retried.record().attempts()).isEqualTo(2);
+    assertThat(retried.record().lastError()).isNull();
+
+    // The retrying run dies without recording anything: its lease runs out under it.
+    advance(LEASE);
+    BeginResult taken = begin("m-retried");
+    assertThat(taken.kind()).isEqualTo(Kind.TAKEN_OVER);
+    assertThat(taken.record().attempts()).isEqualTo(3);
+
+    List<InboxEvent.Kind> kinds = new CopyOnWriteArrayList<>();
+    store().fail(taken.claim(), "provider timeout again", Duration.ofSeconds(1));
+    advance(Duration.ofSeconds(1));
+    IdempotentConsumer c =
+        consumer(CONSUMER, (message, attempt) -> {}).listener(e -> kinds.add(e.kind())).build();
+    assertThat(c.consume(Message.of("m-retried")).status()).isEqualTo(Status.APPLIED);
+    assertThat(kinds)
+        .containsExactly(InboxEvent.Kind.RETRY, InboxEvent.Kind.CLAIMED, InboxEvent.Kind.APPLIED);
   }
 
   @Test
@@ -1038,7 +1068,7 @@ public abstract class InboxStoreContractTest {
   }
 
   @Test
-  @DisplayName("ids and names differing only by trailing spaces are distinct keys")
+  @DisplayName("ids differing only by trailing spaces are distinct keys; padded names are refused")
   void trailingSpacesAreSignificant() {
     // A PAD SPACE collation (MySQL/MariaDB utf8mb4_bin) compares 'pad' and 'pad ' as equal, which
     // would report a different message as a DUPLICATE of another and silently drop its effect.
@@ -1054,8 +1084,14 @@ public abstract class InboxStoreContractTest {
           .isEqualTo(id.getBytes(StandardCharsets.UTF_8));
     }
     assertThat(store().list(RecordState.DONE, CONSUMER, 10)).hasSize(ids.size());
+    // A consumer name is typed by people: " billing" or "billing " would silently be a second
+    // consumer, so every store refuses surrounding whitespace instead of storing it.
     store().complete(begin("billing", "m-1", 5).claim(), null);
-    assertThat(begin("billing ", "m-1", 5).kind()).isEqualTo(Kind.CLAIMED);
+    assertThatThrownBy(() -> begin("billing ", "m-1", 5))
+        .isInstanceOf(InvalidConsumerNameException.class)
+        .hasMessageContaining("whitespace");
+    assertThatThrownBy(() -> store().find(" billing", "m-1"))
+        .isInstanceOf(InvalidConsumerNameException.class);
   }
 
   @Test
