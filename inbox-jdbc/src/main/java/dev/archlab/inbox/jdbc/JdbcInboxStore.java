@@ -57,8 +57,11 @@ import javax.sql.DataSource;
  *       CONFLICT DO NOTHING}), so it can run inside a business transaction.
  *   <li>Serialization failures and deadlocks of statements the store runs on its own connections
  *       are retried up to {@code transientRetries} times; every other SQL error becomes an {@link
- *       InboxException} subclass ({@link StoreUnavailableException} for lost connections and
- *       refused logins) with the SQLState in its message.
+ *       InboxException} subclass ({@link StoreUnavailableException} for lost connections, refused
+ *       logins and a database that does not exist) with the SQLState in its message.
+ *   <li>Building a store never connects; the dialect is detected by the first call that needs the
+ *       database. {@link #createSchemaIfMissing()} sends no DDL for a schema that is there, and
+ *       never keeps other writers of the table waiting for longer than one lock timeout.
  * </ul>
  *
  * <p>For exactly-once effects in the same database, run the handler through {@link

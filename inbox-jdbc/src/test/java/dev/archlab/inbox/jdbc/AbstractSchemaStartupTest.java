@@ -55,8 +55,15 @@ abstract class AbstractSchemaStartupTest {
   /** A query counting sessions that wait for a lock right now. */
   abstract String lockWaitersSql();
 
-  /** A query counting indexes named {@code index} (as created, unquoted). */
-  abstract String indexCountSql(String index);
+  /**
+   * A query counting indexes named {@code index} (as created, unquoted) in schema {@code
+   * namespace}, or in the connection's current one when it is null.
+   */
+  abstract String indexCountSql(String namespace, String index);
+
+  String indexCountSql(String index) {
+    return indexCountSql(null, index);
+  }
 
   /** Drops index {@code index} of {@code table}. */
   abstract String dropIndexSql(String table, String index);
@@ -254,6 +261,17 @@ abstract class AbstractSchemaStartupTest {
   }
 
   @Test
+  @DisplayName("the error for a bad table name says that schema.table is the qualified form")
+  void badTableNameMentionsQualifiedForm() {
+    assertThatThrownBy(() -> TableName.of("orders-inbox"))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining("letters, digits and '_'")
+        .hasMessageContaining("schema.table");
+    assertThat(TableName.of("app.inbox").schemaName()).isEqualTo("app");
+    assertThat(TableName.of("inbox").schemaName()).isNull();
+  }
+
+  @Test
   @DisplayName("a table in another existing schema is created there, with its index, and used")
   void qualifiedTableInExistingSchema() throws Exception {
     String ns = existingNamespace();
@@ -262,7 +280,8 @@ abstract class AbstractSchemaStartupTest {
     JdbcInboxStore s = database().storeBuilder(database().dataSource()).table(name).build();
     s.createSchemaIfMissing();
     assertThat(s.schemaExists()).isTrue();
-    assertThat(database().count(indexCountSql("qualified_inbox_state_updated_idx"))).isEqualTo(1);
+    assertThat(database().count(indexCountSql(ns, "qualified_inbox_state_updated_idx")))
+        .isEqualTo(1);
     assertThat(s.begin(new BeginRequest("q", "q-1", LEASE, 5, null)).claimed()).isTrue();
     assertThat(database().count("SELECT COUNT(*) FROM " + name)).isEqualTo(1);
     // Started again, it finds everything there and sends no DDL.

@@ -15,10 +15,11 @@ class H2SchemaStartupTest extends AbstractSchemaStartupTest {
   }
 
   @Override
-  String indexCountSql(String index) {
+  String indexCountSql(String namespace, String index) {
     return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.INDEXES WHERE INDEX_NAME = UPPER('"
         + index
-        + "')";
+        + "') AND TABLE_SCHEMA = "
+        + (namespace == null ? "CURRENT_SCHEMA" : "UPPER('" + namespace + "')");
   }
 
   @Override

@@ -13,11 +13,12 @@ class MariaDbSchemaStartupTest extends AbstractSchemaStartupTest {
   }
 
   @Override
-  String indexCountSql(String index) {
-    return "SELECT COUNT(DISTINCT TABLE_SCHEMA, TABLE_NAME) FROM information_schema.STATISTICS"
+  String indexCountSql(String namespace, String index) {
+    return "SELECT COUNT(DISTINCT TABLE_NAME) FROM information_schema.STATISTICS"
         + " WHERE INDEX_NAME = '"
         + index
-        + "'";
+        + "' AND TABLE_SCHEMA = "
+        + (namespace == null ? "DATABASE()" : "'" + namespace + "'");
   }
 
   @Override

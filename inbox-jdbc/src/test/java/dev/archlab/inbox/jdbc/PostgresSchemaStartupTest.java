@@ -15,8 +15,11 @@ class PostgresSchemaStartupTest extends AbstractSchemaStartupTest {
   }
 
   @Override
-  String indexCountSql(String index) {
-    return "SELECT COUNT(*) FROM pg_indexes WHERE indexname = '" + index + "'";
+  String indexCountSql(String namespace, String index) {
+    return "SELECT COUNT(*) FROM pg_indexes WHERE indexname = '"
+        + index
+        + "' AND schemaname = "
+        + (namespace == null ? "current_schema()" : "'" + namespace + "'");
   }
 
   @Override
