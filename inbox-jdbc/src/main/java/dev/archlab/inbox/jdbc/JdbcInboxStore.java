@@ -1158,7 +1158,7 @@ public final class JdbcInboxStore implements InboxStore {
     if (kind == SqlErrorKind.CONNECTION || kind == SqlErrorKind.OTHER) {
       for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
         if (t instanceof SQLException cause) {
-          SqlErrorKind inner = detectedOrGeneric(cause).classify(cause);
+          SqlErrorKind inner = (d != null ? d : detectedOrGeneric(cause)).classify(cause);
           if (inner == SqlErrorKind.DATABASE_MISSING || inner == SqlErrorKind.ACCESS_DENIED) {
             return inner;
           }
