@@ -206,7 +206,7 @@ final class SimulateCommand implements Callable<Integer> {
       // The database was there a moment ago: a restart or cut connections now are waited out,
       // as a consumer in production would, instead of giving up.
       untilAvailable(err, "creating the schema", store::createSchemaIfMissing);
-      untilAvailable(err, "creating " + EFFECTS, () -> createEffectTable(ds));
+      untilAvailable(err, "creating " + EFFECTS, () -> createEffectTable(ds, store));
 
       List<String> order = new ArrayList<>(messages * (duplicates + 1));
       for (int i = 0; i < messages; i++) {
@@ -480,10 +480,16 @@ final class SimulateCommand implements Callable<Integer> {
     }
   }
 
-  private static void createEffectTable(HikariDataSource ds) throws SQLException {
+  private static void createEffectTable(HikariDataSource ds, JdbcInboxStore store)
+      throws SQLException {
     for (int attempt = 1; ; attempt++) {
       try (Connection c = ds.getConnection();
           Statement st = c.createStatement()) {
+        // Another simulate process may be writing to it: a catalog read locks nothing, and no
+        // DDL is sent for a table that is there (see createSchemaIfMissing).
+        if (store.dialect().tableExists(c, null, EFFECTS)) {
+          return;
+        }
         // No unique constraint on purpose: a double effect must be visible as a second row.
         st.execute(
             "CREATE TABLE IF NOT EXISTS "

@@ -27,7 +27,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -58,8 +57,11 @@ import javax.sql.DataSource;
  *       CONFLICT DO NOTHING}), so it can run inside a business transaction.
  *   <li>Serialization failures and deadlocks of statements the store runs on its own connections
  *       are retried up to {@code transientRetries} times; every other SQL error becomes an {@link
- *       InboxException} subclass ({@link StoreUnavailableException} for lost connections and
- *       refused logins) with the SQLState in its message.
+ *       InboxException} subclass ({@link StoreUnavailableException} for lost connections, refused
+ *       logins and a database that does not exist) with the SQLState in its message.
+ *   <li>Building a store never connects; the dialect is detected by the first call that needs the
+ *       database. {@link #createSchemaIfMissing()} sends no DDL for a schema that is there, and
+ *       never keeps other writers of the table waiting for longer than one lock timeout.
  * </ul>
  *
  * <p>For exactly-once effects in the same database, run the handler through {@link
@@ -76,11 +78,17 @@ public final class JdbcInboxStore implements InboxStore {
   /** Classifies errors that happen before a dialect could be detected. */
   private static final JdbcDialect GENERIC = new dev.archlab.inbox.jdbc.dialect.H2Dialect();
 
+  /** Classifies MariaDB/MySQL driver errors (vendor codes) before a dialect could be detected. */
+  private static final JdbcDialect MYSQL_RULES =
+      new dev.archlab.inbox.jdbc.dialect.MySqlDialect(true);
+
   private final DataSource dataSource;
   private final TableName table;
   private final int pruneBatchSize;
   private final int transientRetries;
   private final JdbcDialect configuredDialect;
+  private final Duration schemaLockTimeout;
+  private final Duration schemaCreationTimeout;
   private volatile Statements statements;
 
   private JdbcInboxStore(Builder b) {
@@ -89,6 +97,8 @@ public final class JdbcInboxStore implements InboxStore {
     this.pruneBatchSize = b.pruneBatchSize;
     this.transientRetries = b.transientRetries;
     this.configuredDialect = b.dialect;
+    this.schemaLockTimeout = b.schemaLockTimeout;
+    this.schemaCreationTimeout = b.schemaCreationTimeout;
   }
 
   /** A builder for a store on {@code dataSource}. */
@@ -110,7 +120,8 @@ public final class JdbcInboxStore implements InboxStore {
   }
 
   /**
-   * The dialect in use: the configured one, or the one detected from the database on first use.
+   * The dialect in use: the configured one, or the one detected from the database on first use
+   * (this call, if nothing reached the database before).
    *
    * @throws StoreUnavailableException if detection needs the database and it cannot be reached
    */
@@ -143,41 +154,23 @@ public final class JdbcInboxStore implements InboxStore {
 
   /**
    * Creates the table and its index if they do not exist; safe to call on every start and from
-   * several processes at once.
+   * several processes at once, also while other instances are writing to the table.
+   *
+   * <p>The catalog is read first, without locking the table: when the table and its index are
+   * there, which is every start but the first, no DDL is sent at all, so a start never waits for
+   * (or makes anyone wait behind) transactions open on the table. Only what is missing is created.
+   * Each DDL statement gives up on a lock after {@code schemaLockTimeout} (so writers queue behind
+   * it at most that long) and is tried again with backoff until {@code schemaCreationTimeout}. The
+   * schema (MySQL/MariaDB: database) of a qualified table name is never created.
+   *
+   * @throws SchemaBusyException if DDL was needed but other transactions kept the table locked for
+   *     the whole {@code schemaCreationTimeout}; nothing was changed
+   * @throws SchemaMissingException if the schema qualifying the table name does not exist
+   * @throws StoreUnavailableException if the database cannot be reached, refuses the login or does
+   *     not exist
    */
   public void createSchemaIfMissing() {
-    String ddl = schemaSql();
-    for (int attempt = 1; ; attempt++) {
-      try {
-        run(
-            "create schema",
-            false,
-            c -> {
-              try (Statement st = c.createStatement()) {
-                for (String sql : splitStatements(ddl)) {
-                  st.execute(sql);
-                }
-              }
-              return null;
-            });
-        return;
-      } catch (InboxException e) {
-        // IF NOT EXISTS is not atomic on PostgreSQL or H2: two processes creating the table at
-        // once can both pass the check, and the loser fails on the catalog (PostgreSQL 23505,
-        // 42P07, 42710; H2 "object already exists"). The winner's objects are there now, so the
-        // same idempotent DDL is run again; anything that keeps failing is reported.
-        if (attempt >= 5
-            || e instanceof StoreUnavailableException
-            || !(e.getCause() instanceof SQLException)) {
-          throw e;
-        }
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "creating the inbox schema raced with another creator, trying again: "
-                + e.getMessage());
-        sleepBeforeRetry(attempt);
-      }
-    }
+    new SchemaInstaller(this, schemaLockTimeout, schemaCreationTimeout).createIfMissing();
   }
 
   /** Whether the inbox table exists and is readable. */
@@ -1158,7 +1151,37 @@ public final class JdbcInboxStore implements InboxStore {
     Statements s = statements;
     JdbcDialect d = s != null ? s.dialect : configuredDialect;
     // Before the dialect is known (detection failed), the generic SQLState rules apply.
-    return (d != null ? d : GENERIC).classify(e);
+    JdbcDialect by = d != null ? d : detectedOrGeneric(e);
+    SqlErrorKind kind = by.classify(e);
+    // A pool that could not open a connection reports its own timeout and keeps the server's
+    // answer as the cause (HikariCP keeps its SQLState but drops the vendor code): a refused
+    // login or a missing database is said as such, not as "unreachable".
+    if (kind == SqlErrorKind.CONNECTION || kind == SqlErrorKind.OTHER) {
+      for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+        if (t instanceof SQLException cause) {
+          SqlErrorKind inner = (d != null ? d : detectedOrGeneric(cause)).classify(cause);
+          if (inner == SqlErrorKind.DATABASE_MISSING || inner == SqlErrorKind.ACCESS_DENIED) {
+            return inner;
+          }
+        }
+      }
+    }
+    return kind;
+  }
+
+  /**
+   * Before any connection worked there is no dialect: an error from a MariaDB/MySQL driver (by its
+   * class, or a server error code in MySQL's 1000-4999 range, which PostgreSQL's drivers never set
+   * and H2 does not use) is read by the MySQL rules, anything else by the generic SQLState rules.
+   */
+  private static JdbcDialect detectedOrGeneric(SQLException e) {
+    String type = e.getClass().getName();
+    int code = e.getErrorCode();
+    boolean mysql =
+        type.startsWith("org.mariadb.")
+            || type.startsWith("com.mysql.")
+            || (code >= 1000 && code < 5000 && code != 2000);
+    return mysql ? MYSQL_RULES : GENERIC;
   }
 
   /** Translates an SQL error into the project's exceptions, by the dialect if known yet. */
@@ -1181,7 +1204,11 @@ public final class JdbcInboxStore implements InboxStore {
             + (root != e && root.getMessage() != null ? " (cause: " + root.getMessage() + ")" : "")
             + " [SQLState "
             + e.getSQLState()
-            + "]";
+            + "]"
+            + (statements == null && configuredDialect == null && kind != SqlErrorKind.OTHER
+                ? " (first contact with the database: build() does not connect, the dialect is"
+                    + " detected on first use)"
+                : "");
     switch (kind) {
       case CONNECTION:
         return new StoreUnavailableException(
@@ -1189,6 +1216,29 @@ public final class JdbcInboxStore implements InboxStore {
       case ACCESS_DENIED:
         return new StoreUnavailableException(
             "inbox " + operation + " failed: database refused the login: " + detail, e);
+      case DATABASE_MISSING:
+        return new StoreUnavailableException(
+            "inbox "
+                + operation
+                + " failed: database does not exist (check the database name in the JDBC URL or"
+                + " DataSource"
+                + (table.schemaName() != null
+                    ? ", and on MySQL/MariaDB the database '" + table.schemaName() + "'"
+                    : "")
+                + "): "
+                + detail,
+            e);
+      case NAMESPACE_MISSING:
+        return new SchemaMissingException(
+            "inbox "
+                + operation
+                + " failed: the schema of table '"
+                + table
+                + "' does not exist; create it first (CREATE SCHEMA), or name a table in an"
+                + " existing one ("
+                + detail
+                + ")",
+            e);
       case SCHEMA_MISSING:
         return new SchemaMissingException(
             "inbox "
@@ -1366,6 +1416,8 @@ public final class JdbcInboxStore implements InboxStore {
     private JdbcDialect dialect;
     private int pruneBatchSize = 10_000;
     private int transientRetries = 3;
+    private Duration schemaLockTimeout = Duration.ofMillis(200);
+    private Duration schemaCreationTimeout = Duration.ofSeconds(30);
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -1381,7 +1433,12 @@ public final class JdbcInboxStore implements InboxStore {
       return this;
     }
 
-    /** The dialect; detected from the database's metadata on first use when not set. */
+    /**
+     * The dialect. When not set it is detected from the database's metadata on the first call that
+     * needs the database (not by {@link #build()}, which never connects, so an application may
+     * build its store before the database is up); until detection succeeds every call tries again
+     * and fails with {@link StoreUnavailableException} saying what went wrong.
+     */
     public Builder dialect(JdbcDialect dialect) {
       this.dialect = dialect;
       return this;
@@ -1400,9 +1457,50 @@ public final class JdbcInboxStore implements InboxStore {
     }
 
     /**
+     * How long one DDL statement of {@link JdbcInboxStore#createSchemaIfMissing()} may wait for a
+     * lock on the table before it gives up and is tried again; default 200 ms, between 1 ms and 1
+     * minute. Every writer of the table may queue behind a waiting DDL statement for this long.
+     * MySQL and MariaDB count whole seconds (MariaDB: rounded down, so below 1 s means no wait;
+     * MySQL: rounded up).
+     */
+    public Builder schemaLockTimeout(Duration schemaLockTimeout) {
+      this.schemaLockTimeout = schemaLockTimeout;
+      return this;
+    }
+
+    /**
+     * How long {@link JdbcInboxStore#createSchemaIfMissing()} keeps trying DDL that other
+     * transactions keep waiting before it throws {@link SchemaBusyException}; default 30 s, at
+     * least {@code schemaLockTimeout}, at most 1 hour. A schema that is already there costs one
+     * catalog read and is never delayed.
+     */
+    public Builder schemaCreationTimeout(Duration schemaCreationTimeout) {
+      this.schemaCreationTimeout = schemaCreationTimeout;
+      return this;
+    }
+
+    /**
+     * Builds the store. Never connects to the database: see {@link #dialect(JdbcDialect)} for when
+     * the dialect is detected.
+     *
      * @throws InvalidConfigurationException naming the first bad setting
      */
     public JdbcInboxStore build() {
+      if (schemaLockTimeout == null
+          || schemaLockTimeout.compareTo(Duration.ofMillis(1)) < 0
+          || schemaLockTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw new InvalidConfigurationException(
+            "schemaLockTimeout must be between 1 ms and 1 minute, was " + schemaLockTimeout);
+      }
+      if (schemaCreationTimeout == null
+          || schemaCreationTimeout.compareTo(schemaLockTimeout) < 0
+          || schemaCreationTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new InvalidConfigurationException(
+            "schemaCreationTimeout must be between schemaLockTimeout ("
+                + schemaLockTimeout
+                + ") and 1 hour, was "
+                + schemaCreationTimeout);
+      }
       if (pruneBatchSize < 1 || pruneBatchSize > 1_000_000) {
         throw new InvalidConfigurationException(
             "pruneBatchSize must be between 1 and 1000000, was " + pruneBatchSize);

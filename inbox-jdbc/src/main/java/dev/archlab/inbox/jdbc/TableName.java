@@ -8,6 +8,11 @@ import java.util.regex.Pattern;
  * underscores; at most {@value #MAX_LENGTH} characters so derived index names stay within every
  * database's limit), optionally qualified by one schema name of the same form. It is the only part
  * of the store's SQL that comes from configuration, so it is checked before any SQL is built.
+ *
+ * <p>Both parts are used unquoted, so the database folds their case as it does for any unquoted
+ * name (PostgreSQL to lower case, H2 to upper case; MySQL and MariaDB keep it). A qualified name's
+ * schema must exist: {@link JdbcInboxStore#createSchemaIfMissing()} creates the table and its index
+ * in it, never the schema itself, and says so if it is missing.
  */
 public record TableName(String value) {
 
@@ -38,13 +43,23 @@ public record TableName(String value) {
                 + "' is not a plain SQL identifier: use letters, digits and '_', start with a"
                 + " letter or '_', at most "
                 + MAX_LENGTH
-                + " characters");
+                + " characters; optionally qualified by a schema of the same form, as"
+                + " schema.table");
       }
     }
   }
 
   public static TableName of(String value) {
     return new TableName(value);
+  }
+
+  /**
+   * The schema (on MySQL and MariaDB: the database) qualifying the name, or null for an unqualified
+   * name, which means the connection's current schema.
+   */
+  public String schemaName() {
+    int dot = value.indexOf('.');
+    return dot < 0 ? null : value.substring(0, dot);
   }
 
   /** The table part without a schema, used to derive index and constraint names. */

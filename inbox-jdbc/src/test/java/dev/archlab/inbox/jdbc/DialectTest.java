@@ -195,6 +195,13 @@ class DialectTest {
             all("28P01", 0, SqlErrorKind.ACCESS_DENIED),
             mysqlOnly("28000", 1045, SqlErrorKind.ACCESS_DENIED, SqlErrorKind.ACCESS_DENIED),
             mysqlOnly("42000", 1044, SqlErrorKind.ACCESS_DENIED, other),
+            // The database, or the schema qualifying the table, does not exist.
+            all("3D000", 0, SqlErrorKind.DATABASE_MISSING), // PostgreSQL: no such database
+            mysqlOnly("42000", 1049, SqlErrorKind.DATABASE_MISSING, other), // unknown database
+            new Row("90013", 90013, other, other, other, SqlErrorKind.DATABASE_MISSING),
+            new Row("90146", 90146, other, other, other, SqlErrorKind.DATABASE_MISSING),
+            all("3F000", 0, SqlErrorKind.NAMESPACE_MISSING), // PostgreSQL: no such schema
+            new Row("90079", 90079, other, other, other, SqlErrorKind.NAMESPACE_MISSING),
             // Table or column missing.
             all("42P01", 0, SqlErrorKind.SCHEMA_MISSING),
             all("42S02", 0, SqlErrorKind.SCHEMA_MISSING),
@@ -249,6 +256,27 @@ class DialectTest {
     assertThat(mysql.after())
         .containsExactly("SET SESSION innodb_lock_wait_timeout = @inbox_saved_lock_wait");
     LockTimeoutPlan h2 = H2.claimLockTimeout(t);
+    assertThat(h2.before()).last().isEqualTo("SET LOCK_TIMEOUT 300");
+    assertThat(h2.after()).containsExactly("SET LOCK_TIMEOUT @inbox_saved_lock_timeout");
+  }
+
+  @Test
+  @DisplayName("each dialect bounds a DDL statement's lock wait, and restores what it set")
+  void ddlLockTimeoutPlans() {
+    Duration t = Duration.ofMillis(300);
+    assertThat(PG.ddlLockTimeout(t))
+        .isEqualTo(new LockTimeoutPlan(List.of("SET LOCAL lock_timeout = 300"), "", List.of()));
+    // MariaDB counts whole seconds; below one second the DDL does not wait at all.
+    assertThat(MARIADB.ddlLockTimeout(t))
+        .isEqualTo(
+            new LockTimeoutPlan(List.of(), "SET STATEMENT lock_wait_timeout = 0 FOR ", List.of()));
+    assertThat(MARIADB.ddlLockTimeout(Duration.ofMillis(2_500)).insertPrefix())
+        .isEqualTo("SET STATEMENT lock_wait_timeout = 2 FOR ");
+    LockTimeoutPlan mysql = MYSQL.ddlLockTimeout(t);
+    assertThat(mysql.before()).singleElement().asString().endsWith(" lock_wait_timeout = 1");
+    assertThat(mysql.after())
+        .containsExactly("SET SESSION lock_wait_timeout = @inbox_saved_ddl_wait");
+    LockTimeoutPlan h2 = H2.ddlLockTimeout(t);
     assertThat(h2.before()).last().isEqualTo("SET LOCK_TIMEOUT 300");
     assertThat(h2.after()).containsExactly("SET LOCK_TIMEOUT @inbox_saved_lock_timeout");
   }

@@ -46,6 +46,9 @@ public final class MariaDbDatabase extends TestDatabase {
                 "GRANT ALL ON inbox_test.* TO 'inbox'@'localhost';",
                 "GRANT ALL ON " + MYSQL_DIALECT_SCHEMA + ".* TO 'inbox'@'%';",
                 "GRANT ALL ON " + MYSQL_DIALECT_SCHEMA + ".* TO 'inbox'@'localhost';",
+                // A database the user may use but that is never created: "unknown database".
+                "GRANT ALL ON inbox_absent.* TO 'inbox'@'%';",
+                "GRANT ALL ON inbox_absent.* TO 'inbox'@'localhost';",
                 ""));
         init.toFile().deleteOnExit();
         config.addArg("--init-file=" + init);

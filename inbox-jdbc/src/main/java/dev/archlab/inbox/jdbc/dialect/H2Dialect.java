@@ -69,6 +69,17 @@ public class H2Dialect extends JdbcDialect {
         List.of("SET LOCK_TIMEOUT @inbox_saved_lock_timeout"));
   }
 
+  /** The session's {@code LOCK_TIMEOUT}, saved, set for the DDL, and put back. */
+  @Override
+  public LockTimeoutPlan ddlLockTimeout(Duration timeout) {
+    return claimLockTimeout(timeout);
+  }
+
+  @Override
+  protected String indexCatalog() {
+    return "INFORMATION_SCHEMA.INDEXES";
+  }
+
   @Override
   public SqlErrorKind classify(SQLException e) {
     if ("HYT00".equals(e.getSQLState()) || e.getErrorCode() == 50200) {
@@ -79,6 +90,11 @@ public class H2Dialect extends JdbcDialect {
       case 90098: // database is closed
       case 90121: // database called at shutdown (also after its session was aborted)
         return SqlErrorKind.CONNECTION;
+      case 90013: // database not found
+      case 90146: // database not found, and IFEXISTS=TRUE forbids creating it
+        return SqlErrorKind.DATABASE_MISSING;
+      case 90079: // schema not found
+        return SqlErrorKind.NAMESPACE_MISSING;
       default:
         break;
     }

@@ -116,6 +116,111 @@ public abstract class JdbcDialect {
     return "dev/archlab/inbox/jdbc/schema/" + name() + "/V1__create_inbox.sql";
   }
 
+  // ---- catalog lookups and DDL -----------------------------------------------------------------
+
+  /**
+   * Whether the schema (on MySQL and MariaDB: the database) {@code namespace} exists. Like the
+   * other catalog lookups it only reads the catalog: it takes no lock that a transaction on the
+   * inbox table holds or waits for, so it never queues behind one.
+   */
+  public boolean namespaceExists(Connection c, String namespace) throws SQLException {
+    return exists(
+        c, "SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", fold(c, namespace));
+  }
+
+  /**
+   * Whether table {@code table} exists in {@code namespace}, or in the connection's current schema
+   * (MySQL and MariaDB: database) when {@code namespace} is null. Reads the catalog only.
+   */
+  public boolean tableExists(Connection c, String namespace, String table) throws SQLException {
+    return exists(
+        c,
+        "SELECT 1 FROM information_schema.TABLES WHERE "
+            + inNamespace(namespace)
+            + " AND TABLE_NAME = ?",
+        args(c, namespace, table));
+  }
+
+  /**
+   * Whether {@code table} (qualified as in {@link #tableExists}) has an index named {@code index}.
+   * Reads the catalog only.
+   */
+  public boolean indexExists(Connection c, String namespace, String table, String index)
+      throws SQLException {
+    return exists(
+        c,
+        "SELECT 1 FROM "
+            + indexCatalog()
+            + " WHERE "
+            + inNamespace(namespace)
+            + " AND TABLE_NAME = ? AND INDEX_NAME = ?",
+        args(c, namespace, table, index));
+  }
+
+  /** The SQL expression for the connection's current schema (MySQL and MariaDB: database). */
+  protected String currentNamespace() {
+    return "CURRENT_SCHEMA";
+  }
+
+  /** The information_schema view listing indexes by TABLE_SCHEMA, TABLE_NAME and INDEX_NAME. */
+  protected String indexCatalog() {
+    return "information_schema.STATISTICS";
+  }
+
+  private String inNamespace(String namespace) {
+    return "TABLE_SCHEMA = " + (namespace == null ? currentNamespace() : "?");
+  }
+
+  private static String[] args(Connection c, String namespace, String... names)
+      throws SQLException {
+    List<String> out = new ArrayList<>();
+    if (namespace != null) {
+      out.add(fold(c, namespace));
+    }
+    for (String name : names) {
+      out.add(fold(c, name));
+    }
+    return out.toArray(String[]::new);
+  }
+
+  /** Whether {@code sql}, with {@code args} bound in order, returns a row. */
+  protected static boolean exists(Connection c, String sql, String... args) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        ps.setString(i + 1, args[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /**
+   * An unquoted identifier as the database stores it: upper case (H2's default), lower case
+   * (PostgreSQL) or as written (MySQL and MariaDB on Linux), as its metadata says.
+   */
+  protected static String fold(Connection c, String identifier) throws SQLException {
+    DatabaseMetaData meta = c.getMetaData();
+    if (meta.storesUpperCaseIdentifiers()) {
+      return identifier.toUpperCase(java.util.Locale.ROOT);
+    }
+    if (meta.storesLowerCaseIdentifiers()) {
+      return identifier.toLowerCase(java.util.Locale.ROOT);
+    }
+    return identifier;
+  }
+
+  /**
+   * How a DDL statement of {@code createSchemaIfMissing} bounds its wait for a lock on the inbox
+   * table to about {@code timeout}, so that it never sits in the lock queue (where every later
+   * writer would queue behind it) longer than that. Run in a transaction of its own: {@code
+   * before}, then the prefixed DDL, then {@code after} (also when it failed). This default sets
+   * nothing: a dialect whose DDL can wait for locks must override it.
+   */
+  public LockTimeoutPlan ddlLockTimeout(Duration timeout) {
+    return new LockTimeoutPlan(List.of(), "", List.of());
+  }
+
   /** Binds an instant to a timestamp parameter. */
   public void setInstant(PreparedStatement ps, int index, Instant instant) throws SQLException {
     ps.setObject(index, instant == null ? null : instant.atOffset(ZoneOffset.UTC));
@@ -150,6 +255,12 @@ public abstract class JdbcDialect {
     }
     if (state.equals("28000") || state.equals("28P01")) {
       return SqlErrorKind.ACCESS_DENIED;
+    }
+    if (state.equals("3D000")) {
+      return SqlErrorKind.DATABASE_MISSING;
+    }
+    if (state.equals("3F000")) {
+      return SqlErrorKind.NAMESPACE_MISSING;
     }
     return connectionClass(e) ? SqlErrorKind.CONNECTION : SqlErrorKind.OTHER;
   }

@@ -108,6 +108,33 @@ public class MySqlDialect extends JdbcDialect {
         List.of("SET SESSION innodb_lock_wait_timeout = @inbox_saved_lock_wait"));
   }
 
+  /**
+   * DDL waits for metadata locks, bounded by {@code lock_wait_timeout} in whole seconds. MariaDB:
+   * {@code SET STATEMENT … FOR} the DDL, rounded down (0 means: do not wait at all). MySQL 8 has no
+   * such prefix for it: the session value is saved, set (rounded up, at least 1 s, MySQL's minimum)
+   * and put back.
+   */
+  @Override
+  public LockTimeoutPlan ddlLockTimeout(Duration timeout) {
+    if (mariaDb) {
+      return new LockTimeoutPlan(
+          List.of(),
+          "SET STATEMENT lock_wait_timeout = " + timeout.toSeconds() + " FOR ",
+          List.of());
+    }
+    return new LockTimeoutPlan(
+        List.of(
+            "SET @inbox_saved_ddl_wait = @@SESSION.lock_wait_timeout, SESSION lock_wait_timeout = "
+                + ceilSeconds(timeout)),
+        "",
+        List.of("SET SESSION lock_wait_timeout = @inbox_saved_ddl_wait"));
+  }
+
+  @Override
+  protected String currentNamespace() {
+    return "DATABASE()";
+  }
+
   @Override
   public void setInstant(PreparedStatement ps, int index, Instant instant) throws SQLException {
     ps.setObject(index, instant == null ? null : LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
@@ -172,6 +199,8 @@ public class MySqlDialect extends JdbcDialect {
       case 1045:
       case 1044:
         return SqlErrorKind.ACCESS_DENIED;
+      case 1049: // unknown database: the connection's, or the one qualifying a table name
+        return SqlErrorKind.DATABASE_MISSING;
       case 1927: // MariaDB: connection was killed
         return SqlErrorKind.CONNECTION;
       default:

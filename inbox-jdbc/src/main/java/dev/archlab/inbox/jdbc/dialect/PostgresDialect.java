@@ -82,6 +82,42 @@ public class PostgresDialect extends JdbcDialect {
         List.of("SET LOCAL lock_timeout = " + Math.max(1, timeout.toMillis())), "", List.of());
   }
 
+  /** {@code SET LOCAL lock_timeout}: the DDL's transaction gives up on a lock after it. */
+  @Override
+  public LockTimeoutPlan ddlLockTimeout(Duration timeout) {
+    return claimLockTimeout(timeout);
+  }
+
+  @Override
+  public boolean namespaceExists(Connection c, String namespace) throws SQLException {
+    return exists(c, "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?", fold(c, namespace));
+  }
+
+  /**
+   * {@code to_regclass} resolves the name as the store's statements do (search path included) and,
+   * unlike a query on the table, takes no lock on it.
+   */
+  @Override
+  public boolean tableExists(Connection c, String namespace, String table) throws SQLException {
+    return exists(
+        c, "SELECT 1 WHERE to_regclass(CAST(? AS text)) IS NOT NULL", qualified(namespace, table));
+  }
+
+  @Override
+  public boolean indexExists(Connection c, String namespace, String table, String index)
+      throws SQLException {
+    return exists(
+        c,
+        "SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid ="
+            + " i.indexrelid WHERE i.indrelid = to_regclass(CAST(? AS text)) AND ic.relname = ?",
+        qualified(namespace, table),
+        fold(c, index));
+  }
+
+  private static String qualified(String namespace, String table) {
+    return namespace == null ? table : namespace + "." + table;
+  }
+
   @Override
   public SqlErrorKind classify(SQLException e) {
     String state = e.getSQLState();

@@ -14,6 +14,13 @@ public enum SqlErrorKind {
   SCHEMA_MISSING,
   /** Authentication or authorization failed. */
   ACCESS_DENIED,
+  /** The database named by the connection does not exist (PostgreSQL 3D000, MariaDB 1049). */
+  DATABASE_MISSING,
+  /**
+   * The schema (on MySQL and MariaDB: the database) that qualifies a table name does not exist, or
+   * no schema is selected to create a table in (PostgreSQL 3F000, H2 90079).
+   */
+  NAMESPACE_MISSING,
   /** Anything else. */
   OTHER
 }
