@@ -103,17 +103,6 @@ final class ChaosRun {
     OUTAGES
   }
 
-  /** How the consumer processes start. */
-  enum Start {
-    /** Each as soon as its JVM is up: seconds apart on a loaded machine. */
-    AS_THEY_COME_UP,
-    /**
-     * Held at a {@link StartGate} (PostgreSQL) until every process is at its first statement on the
-     * inbox table, then let go at once.
-     */
-    TOGETHER
-  }
-
   /** A scenario's own assertions, run with the common ones before the figures are recorded. */
   interface Check {
     void check(Result result) throws Exception;
@@ -125,8 +114,8 @@ final class ChaosRun {
   private ChaosRun() {}
 
   /**
-   * {@link #run(String, Database, Shape, List, Path, int, Faults, Start, Injector, Check)},
-   * ungated, no check of its own.
+   * {@link #run(String, Database, Shape, List, Path, int, Faults, Injector, Check)} with no check
+   * of its own.
    */
   static Result run(
       String fault,
@@ -138,17 +127,7 @@ final class ChaosRun {
       Faults expected,
       Injector injector)
       throws Exception {
-    return run(
-        fault,
-        db,
-        shape,
-        perSlot,
-        logDir,
-        runs,
-        expected,
-        Start.AS_THEY_COME_UP,
-        injector,
-        r -> {});
+    return run(fault, db, shape, perSlot, logDir, runs, expected, injector, r -> {});
   }
 
   /**
@@ -166,7 +145,6 @@ final class ChaosRun {
       Path logDir,
       int runs,
       Faults expected,
-      Start start,
       Injector injector,
       Check check)
       throws Exception {
@@ -177,17 +155,10 @@ final class ChaosRun {
     try (EffectWatch watch = new EffectWatch(db)) {
       boolean finished;
       StringBuilder tails = new StringBuilder();
-      StartGate gate = null;
       try {
         Fleet.migrate(db, logDir);
         EndState.createEffectTable(db);
-        if (start == Start.TOGETHER) {
-          gate = StartGate.close(db, "inbox");
-        }
         fleet.startAll();
-        if (gate != null) {
-          gate.openWhenAllWait(fleet);
-        }
         injector.inject(fleet, watch, injected);
         // Bounded: generous for two cores, but a hung consumer fails the test instead of CI.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
@@ -205,13 +176,7 @@ final class ChaosRun {
           }
         }
       } finally {
-        try {
-          if (gate != null) {
-            gate.close();
-          }
-        } finally {
-          fleet.close();
-        }
+        fleet.close();
       }
       long recovery = -1;
       for (long t : injected.faultEnds) {

