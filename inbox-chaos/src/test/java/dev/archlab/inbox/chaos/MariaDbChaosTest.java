@@ -50,7 +50,7 @@ class MariaDbChaosTest {
           ChaosRun.awaitProgress(watch, fleet, SCALE.messages / 5, Duration.ofSeconds(60));
           while (System.nanoTime() < deadline && !fleet.aliveSlots().isEmpty()) {
             db.restart(Duration.ofSeconds(2));
-            injected.ended(!fleet.aliveSlots().isEmpty());
+            ChaosRun.outageEnded(injected, db, fleet, shape.messages() - shape.poison(), true);
             Thread.sleep(6_000);
           }
         });
