@@ -86,6 +86,18 @@ public final class ReliabilityReport {
             + " test that scans the JDBC store's bytecode for JVM-clock calls and checks on"
             + " MariaDB that leases follow the database session's clock.");
     FAULTS.put(
+        "process freeze",
+        "Consumer JVM A (4 workers, 2 s leases) runs alone; the driver freezes it with SIGSTOP at"
+            + " a moment when it holds claims of two kinds, read from the database: fenceable ones"
+            + " (row not locked, A has not written its completion) and locked ones (A's open"
+            + " transaction already updated the row, so A holds a transaction open on the inbox"
+            + " table). While A is frozen, B (same ids, 8 workers) and C (other ids) start, each"
+            + " running `createSchemaIfMissing`; only after B has finished every fenceable id at"
+            + " attempt 2 and C has applied ids of its own (both read from the database) is A"
+            + " resumed with SIGCONT. A's `lease lost` count must equal its fenceable claims (each"
+            + " late completion refused and rolled back), the locked ids stay at attempt 1, and"
+            + " every id has one effect.");
+    FAULTS.put(
         "load",
         "Rounds of 3 consumer JVMs × 3 workers on thousands of ids delivered 4 times each, 2%"
             + " simulated crashes, until the load window is over; each round is checked on its"

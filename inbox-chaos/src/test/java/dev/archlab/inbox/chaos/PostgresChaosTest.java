@@ -156,6 +156,17 @@ class PostgresChaosTest {
     ClockSkew.run(db, logs, SCALE.messages / 50);
   }
 
+  /**
+   * A consumer frozen with SIGSTOP for longer than its lease, holding claims and an open
+   * transaction on the inbox table, while the same consumer's other instance takes its claims over
+   * and a third instance starts (running {@code createSchemaIfMissing}); resumed only once the
+   * others finished its claims, its late completions must all be refused. See {@link Freeze}.
+   */
+  @Test
+  void frozenConsumerIsFencedAfterItResumes() throws Exception {
+    Freeze.run(db, logs, SCALE.messages);
+  }
+
   @Test
   void sustainedLoadHasNoDoubleEffect() throws Exception {
     Load.run(db, logs, SCALE);
