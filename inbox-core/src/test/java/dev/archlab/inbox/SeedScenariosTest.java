@@ -74,12 +74,14 @@ class SeedScenariosTest {
   }
 
   @Test
-  @Timeout(30)
+  @Timeout(60)
   void concurrentDuplicatesApplyOnce() throws Exception {
     AtomicInteger calls = new AtomicInteger();
     IdempotentConsumer c =
         IdempotentConsumer.builder("notifier", new MemoryInboxStore())
-            .config(InboxConfig.custom().lease(Duration.ofSeconds(1)).build())
+            // Real time: a lease far longer than the test, so no claim can expire (and be taken
+            // over, running the handler twice) however slowly a loaded machine runs the owner.
+            .config(InboxConfig.custom().lease(Duration.ofMinutes(10)).build())
             .handler(
                 (message, attempt) -> {
                   calls.incrementAndGet();
@@ -102,7 +104,7 @@ class SeedScenariosTest {
       start.countDown();
       int applied = 0;
       for (Future<Outcome> f : results) {
-        Outcome.Status status = f.get(10, TimeUnit.SECONDS).status();
+        Outcome.Status status = f.get(30, TimeUnit.SECONDS).status(); // backstop only
         // Go accepts a nil error or ErrInFlight; here both are outcomes, never exceptions.
         assertThat(status)
             .isIn(Outcome.Status.APPLIED, Outcome.Status.IN_FLIGHT, Outcome.Status.DUPLICATE);

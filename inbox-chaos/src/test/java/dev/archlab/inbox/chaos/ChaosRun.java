@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.archlab.inbox.cli.SimulationIds;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,6 +71,10 @@ final class ChaosRun {
   /** What an injector did: how many faults, and when each one ended (System.nanoTime). */
   static final class Injected {
     final List<Long> faultEnds = new ArrayList<>();
+
+    /** Per fault: the effect rows read from the database right after it, or -1 if not read. */
+    final List<Long> baselines = new ArrayList<>();
+
     int whileRunning;
     String description = "none";
 
@@ -77,11 +84,44 @@ final class ChaosRun {
      * they had to live through it rather than finish before it.
      */
     void ended(boolean hitRunningConsumers) {
+      ended(hitRunningConsumers, -1);
+    }
+
+    /**
+     * As {@link #ended(boolean)}, with the effect rows the driver read after the fault: recovery is
+     * then measured from the fault's end until the table holds more than that.
+     */
+    void ended(boolean hitRunningConsumers, long effectsAfter) {
       faultEnds.add(System.nanoTime());
+      baselines.add(effectsAfter);
       if (hitRunningConsumers) {
         whileRunning++;
       }
     }
+  }
+
+  /**
+   * Records the end of an outage (the server is back, or the sessions were cut): it hit running
+   * consumers when, read after it, the effect table still lacks rows and consumers are alive to
+   * write them. Both hold by construction once true: the consumers were started before the outage
+   * and must apply the rest after it, so a recovery time is always measured for such a fault.
+   *
+   * @param applied the effect rows the run ends with (ids minus poison)
+   * @param sessionsCut for a connection cut, whether any session was cut at all
+   */
+  static void outageEnded(
+      Injected injected, Database db, Fleet fleet, long applied, boolean sessionsCut)
+      throws Exception {
+    long effects;
+    try (Connection c = db.connect();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + EndState.EFFECTS)) {
+      rs.next();
+      effects = rs.getLong(1);
+    }
+    // Alive checked after the count: the rows missing then must still be written by them.
+    boolean hit = sessionsCut && effects < applied && !fleet.aliveSlots().isEmpty();
+    injected.ended(hit, effects);
   }
 
   /** Injects faults while the fleet runs; must return within the fault window. */
@@ -103,17 +143,6 @@ final class ChaosRun {
     OUTAGES
   }
 
-  /** How the consumer processes start. */
-  enum Start {
-    /** Each as soon as its JVM is up: seconds apart on a loaded machine. */
-    AS_THEY_COME_UP,
-    /**
-     * Held at a {@link StartGate} (PostgreSQL) until every process is at its first statement on the
-     * inbox table, then let go at once.
-     */
-    TOGETHER
-  }
-
   /** A scenario's own assertions, run with the common ones before the figures are recorded. */
   interface Check {
     void check(Result result) throws Exception;
@@ -125,8 +154,8 @@ final class ChaosRun {
   private ChaosRun() {}
 
   /**
-   * {@link #run(String, Database, Shape, List, Path, int, Faults, Start, Injector, Check)},
-   * ungated, no check of its own.
+   * {@link #run(String, Database, Shape, List, Path, int, Faults, Injector, Check)} with no check
+   * of its own.
    */
   static Result run(
       String fault,
@@ -138,17 +167,7 @@ final class ChaosRun {
       Faults expected,
       Injector injector)
       throws Exception {
-    return run(
-        fault,
-        db,
-        shape,
-        perSlot,
-        logDir,
-        runs,
-        expected,
-        Start.AS_THEY_COME_UP,
-        injector,
-        r -> {});
+    return run(fault, db, shape, perSlot, logDir, runs, expected, injector, r -> {});
   }
 
   /**
@@ -166,7 +185,6 @@ final class ChaosRun {
       Path logDir,
       int runs,
       Faults expected,
-      Start start,
       Injector injector,
       Check check)
       throws Exception {
@@ -177,17 +195,10 @@ final class ChaosRun {
     try (EffectWatch watch = new EffectWatch(db)) {
       boolean finished;
       StringBuilder tails = new StringBuilder();
-      StartGate gate = null;
       try {
         Fleet.migrate(db, logDir);
         EndState.createEffectTable(db);
-        if (start == Start.TOGETHER) {
-          gate = StartGate.close(db, "inbox");
-        }
         fleet.startAll();
-        if (gate != null) {
-          gate.openWhenAllWait(fleet);
-        }
         injector.inject(fleet, watch, injected);
         // Bounded: generous for two cores, but a hung consumer fails the test instead of CI.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
@@ -205,17 +216,16 @@ final class ChaosRun {
           }
         }
       } finally {
-        try {
-          if (gate != null) {
-            gate.close();
-          }
-        } finally {
-          fleet.close();
-        }
+        fleet.close();
       }
+      // The end state, sampled once more: the last growth must not fall between two samples.
+      watch.sampleNow();
       long recovery = -1;
-      for (long t : injected.faultEnds) {
-        recovery = Math.max(recovery, watch.recoveryMillis(t));
+      for (int i = 0; i < injected.faultEnds.size(); i++) {
+        recovery =
+            Math.max(
+                recovery,
+                watch.recoveryMillis(injected.faultEnds.get(i), injected.baselines.get(i)));
       }
       EndState end = EndState.read(db, CONSUMER, shape.ids());
       Figures figures =
@@ -314,7 +324,12 @@ final class ChaosRun {
     assertThat(end.distinctIds()).as("distinct ids with an effect: %s", ctx).isEqualTo(applied);
   }
 
-  /** Waits until the consumers have applied {@code effects} rows, or the deadline passed. */
+  /**
+   * Waits until the consumers have applied {@code effects} rows, or none is alive, or {@code max}
+   * passed: only to start the faults once work is under way. Nothing depends on how far it got:
+   * whether each fault hit running consumers is checked after it, on the frozen process or in the
+   * database ({@link #outageEnded}).
+   */
   static void awaitProgress(EffectWatch watch, Fleet fleet, long effects, Duration max)
       throws InterruptedException {
     long deadline = System.nanoTime() + max.toNanos();

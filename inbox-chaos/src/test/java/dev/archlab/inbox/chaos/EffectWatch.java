@@ -27,6 +27,24 @@ final class EffectWatch implements AutoCloseable {
     thread.start();
   }
 
+  /** One sample taken now, on a connection of its own (the consumers have ended). */
+  void sampleNow() throws SQLException {
+    try (Connection c = db.connect()) {
+      sample(c);
+    }
+  }
+
+  private void sample(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + EndState.EFFECTS)) {
+      rs.next();
+      long n = rs.getLong(1);
+      synchronized (samples) {
+        samples.add(new Sample(System.nanoTime(), n));
+      }
+    }
+  }
+
   private void loop() {
     Connection c = null;
     while (!stop) {
@@ -34,14 +52,7 @@ final class EffectWatch implements AutoCloseable {
         if (c == null) {
           c = db.connect();
         }
-        try (Statement st = c.createStatement();
-            ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + EndState.EFFECTS)) {
-          rs.next();
-          long n = rs.getLong(1);
-          synchronized (samples) {
-            samples.add(new Sample(System.nanoTime(), n));
-          }
-        }
+        sample(c);
       } catch (SQLException e) {
         // Down, cut, or the table is not there yet: try again with a new connection.
         closeQuietly(c);
@@ -73,8 +84,16 @@ final class EffectWatch implements AutoCloseable {
    * This overstates recovery by up to one sampling interval (50 ms), never understates.
    */
   long recoveryMillis(long faultEndNanos) {
+    return recoveryMillis(faultEndNanos, -1);
+  }
+
+  /**
+   * As {@link #recoveryMillis(long)}, but with {@code baseline} (the count the driver read right
+   * after the fault; -1: take the first sample after it) as the count to grow past.
+   */
+  long recoveryMillis(long faultEndNanos, long knownBaseline) {
     synchronized (samples) {
-      long baseline = -1;
+      long baseline = knownBaseline;
       for (Sample s : samples) {
         if (s.nanos <= faultEndNanos) {
           continue;

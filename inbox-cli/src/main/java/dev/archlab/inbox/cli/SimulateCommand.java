@@ -230,6 +230,7 @@ final class SimulateCommand implements Callable<Integer> {
       AtomicLong crashes = new AtomicLong();
       AtomicLong takeovers = new AtomicLong();
       AtomicLong retries = new AtomicLong();
+      AtomicLong leaseLost = new AtomicLong();
       AtomicLong storeErrors = new AtomicLong();
       AtomicLong outstanding = new AtomicLong(order.size());
       AtomicReference<RuntimeException> refusedMidRun = new AtomicReference<>();
@@ -267,7 +268,8 @@ final class SimulateCommand implements Callable<Integer> {
                             c.prepareStatement(
                                 "INSERT INTO "
                                     + EFFECTS
-                                    + " (message_id, applied_at, worker) VALUES (?, CURRENT_TIMESTAMP, ?)")) {
+                                    + " (message_id, applied_at, worker) VALUES (?,"
+                                    + " CURRENT_TIMESTAMP, ?)")) {
                           ps.setString(1, m.id());
                           ps.setString(2, Thread.currentThread().getName());
                           ps.executeUpdate();
@@ -327,6 +329,9 @@ final class SimulateCommand implements Callable<Integer> {
                       crashes.incrementAndGet();
                       redeliverAfterNanos = lease.toNanos();
                     } catch (LeaseLostException lost) {
+                      // The claim was taken over while this run held it (a pause longer than the
+                      // lease): the fenced completion was refused and the effect rolled back.
+                      leaseLost.incrementAndGet();
                       redeliverAfterNanos = 5_000_000L;
                     } catch (StoreUnavailableException unavailable) {
                       storeErrors.incrementAndGet();
@@ -407,6 +412,9 @@ final class SimulateCommand implements Callable<Integer> {
       out.printf("  takeovers        %10d  (expired claims taken over)%n", takeovers.get());
       out.printf(
           "  retries          %10d  (failed attempts retried after backoff)%n", retries.get());
+      out.printf(
+          "  lease lost       %10d  (completions refused: claim taken over meanwhile)%n",
+          leaseLost.get());
       out.printf("  store errors     %10d%n", storeErrors.get());
       out.printf(
           "  DONE ids         %10d   DEAD ids %d (planted poison %d, other %d)%n",

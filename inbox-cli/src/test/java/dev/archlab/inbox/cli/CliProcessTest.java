@@ -244,13 +244,25 @@ class CliProcessTest {
       assertThat(hostChecked).as("the child opened the H2 file").isTrue();
       assertHostedBy(h2Server(lockFile), first);
     }
+    assertThat(effectsAtKill).isGreaterThanOrEqualTo(MESSAGES / 5);
+    // Frozen first, so the checks below and the kill see the same moment: a stopped process can
+    // neither finish in between nor exit by itself, and the kill hits it mid-run by construction.
+    signal(first, "STOP");
     assertThat(first.isAlive())
-        .as("simulate still running when killed; log:%n%s", Files.readString(log.toPath()))
+        .as("simulate still running when frozen; log:%n%s", Files.readString(log.toPath()))
         .isTrue();
+    assertThat(Files.readString(log.toPath()))
+        .as("simulate had not reached its verdict when frozen")
+        .doesNotContain("verdict:");
+    if (user != null) {
+      // A server of its own: readable while the child is frozen (the H2 file is served by the
+      // child itself, so there the count read before the freeze must do).
+      effectsAtKill = effects(url, user);
+      assertThat(effectsAtKill).as("effects when frozen").isLessThan(MESSAGES);
+    }
     first.destroyForcibly(); // SIGKILL: no shutdown hooks, no cleanup
     assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(first.exitValue()).isEqualTo(137);
-    assertThat(effectsAtKill).isBetween((long) MESSAGES / 5, (long) MESSAGES - 1);
 
     Ran second = runToEnd(inbox(workDir, args));
     assertThat(second.code()).as(second.out()).isZero();
@@ -260,6 +272,13 @@ class CliProcessTest {
     assertThat(count(url, user, "SELECT COUNT(*) FROM inbox_sim_effect")).isEqualTo(MESSAGES);
     assertThat(count(url, user, "SELECT COUNT(DISTINCT message_id) FROM inbox_sim_effect"))
         .isEqualTo(MESSAGES);
+  }
+
+  /** Sends {@code kill -<sig>} to {@code p} and waits for {@code kill} to return. */
+  static void signal(Process p, String sig) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + sig, String.valueOf(p.pid())).start();
+    assertThat(kill.waitFor(30, TimeUnit.SECONDS)).as("kill -%s returned", sig).isTrue();
+    assertThat(kill.exitValue()).as("kill -%s %d", sig, p.pid()).isZero();
   }
 
   /** The {@code server} named by an H2 lock file, or null while there is none. */

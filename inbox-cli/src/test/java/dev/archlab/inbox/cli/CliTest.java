@@ -274,7 +274,12 @@ class CliTest {
                 },
                 db));
     assertThat(sim.code()).as(sim.toString()).isZero();
-    assertThat(sim.out()).contains("EXACTLY ONE EFFECT PER ID").contains("distinct 300");
+    assertThat(sim.out())
+        .contains("EXACTLY ONE EFFECT PER ID")
+        .contains("distinct 300")
+        // Refused completions are counted (how many depends on the machine: a handler slower
+        // than the 200 ms lease is taken over), so only the line is checked here.
+        .containsPattern("(?m)^\\s+lease lost\\s+\\d+\\s+\\(completions refused");
 
     // A poison record and a stuck one, made through the store the commands look at.
     org.postgresql.ds.PGSimpleDataSource pg = new org.postgresql.ds.PGSimpleDataSource();
@@ -405,10 +410,10 @@ class CliTest {
             "x",
             "--messages",
             "10");
+    // One attempt, no retry loop: a retry would first print its "waiting up to" line.
     assertOneLineError(r, 1, "refused the login");
-    assertThat(seconds(started)).as(r.toString()).isLessThan(5);
+    assertThat(r.err()).as(r.toString()).doesNotContain("waiting up to");
     // Waiting for the database never waits out a wrong password.
-    started = System.nanoTime();
     r =
         Cli.run(
             "simulate",
@@ -421,19 +426,19 @@ class CliTest {
             "--wait-for-db",
             "30s");
     assertOneLineError(r, 1, "refused the login");
-    assertThat(seconds(started)).as(r.toString()).isLessThan(5);
+    assertThat(r.err()).as(r.toString()).doesNotContain("waiting up to");
   }
 
   @Test
   @Timeout(60)
   void simulateOnAnUnreachableDatabaseFailsAtOnceUnlessToldToWait() {
     String url = "jdbc:postgresql://127.0.0.1:1/nowhere";
-    long started = System.nanoTime();
     Cli.Result r = Cli.run("simulate", "--db", url, "--messages", "10");
+    // At once = one attempt: a retry loop would first print its "waiting up to" line.
     assertOneLineError(r, 1, "unreachable");
-    assertThat(seconds(started)).as(r.toString()).isLessThan(5);
+    assertThat(r.err()).as(r.toString()).doesNotContain("waiting up to");
 
-    started = System.nanoTime();
+    long started = System.nanoTime();
     r = Cli.run("simulate", "--db", url, "--messages", "10", "--wait-for-db", "1500ms");
     double took = seconds(started);
     assertThat(r.code()).as(r.toString()).isEqualTo(1);
@@ -442,7 +447,9 @@ class CliTest {
         .hasSize(2)
         .satisfies(l -> assertThat(l.get(0)).contains("waiting up to 1500ms"))
         .satisfies(l -> assertThat(l.get(1)).startsWith("inbox: ").contains("unreachable"));
-    assertThat(took).as(r.toString()).isBetween(1.4, 8.0);
+    // It waited its 1500 ms (the code guarantees the lower bound); that it then gave up rather
+    // than waiting for ever is what the second line and exit 1 show, with @Timeout as backstop.
+    assertThat(took).as(r.toString()).isGreaterThanOrEqualTo(1.4);
   }
 
   @Test

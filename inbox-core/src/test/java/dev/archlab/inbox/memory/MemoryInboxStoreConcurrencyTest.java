@@ -255,6 +255,7 @@ class MemoryInboxStoreConcurrencyTest {
     int workers = 3;
     AtomicIntegerArray owners = new AtomicIntegerArray(keys);
     AtomicLong claims = new AtomicLong();
+    AtomicLong prunePasses = new AtomicLong();
     AtomicBoolean stop = new AtomicBoolean();
     ExecutorService threads = Executors.newFixedThreadPool(workers + 1);
     try {
@@ -264,6 +265,19 @@ class MemoryInboxStoreConcurrencyTest {
             threads.submit(
                 () -> {
                   for (int round = 0; round < 20_000; round++) {
+                    if (round == keys) {
+                      // After its first pass every id has a record, all but the ones others
+                      // hold DONE; wait for a whole prune pass to start and end after that, so
+                      // that ids claimable again exist by construction, not by scheduling.
+                      long p0 = prunePasses.get();
+                      long backstop = System.nanoTime() + SECONDS.toNanos(60);
+                      while (prunePasses.get() < p0 + 2) {
+                        assertThat(System.nanoTime())
+                            .as("prune pass (60 s backstop)")
+                            .isLessThan(backstop);
+                        Thread.sleep(1);
+                      }
+                    }
                     int key = round % keys;
                     BeginResult begun = real.begin(request("orders", "id-" + key));
                     if (begun.claimed()) {
@@ -287,6 +301,7 @@ class MemoryInboxStoreConcurrencyTest {
               () -> {
                 while (!stop.get()) {
                   real.prune(Instant.now().plusSeconds(3600));
+                  prunePasses.incrementAndGet();
                 }
                 return null;
               });

@@ -218,12 +218,18 @@ abstract class AbstractJdbcStoreTest {
                         Thread.sleep(10);
                       }
                       // The pause begins: the heartbeat thread freezes, time passes the lease.
+                      // Its one thread runs the freeze only after any tick in progress ended, so
+                      // once the freeze has started no renewal can follow the jump in time.
+                      CountDownLatch frozen = new CountDownLatch(1);
                       heartbeat.submit(
                           () -> {
+                            frozen.countDown();
                             resume.await();
                             return null;
                           });
-                      Thread.sleep(120); // any tick already running finishes
+                      assertThat(frozen.await(30, TimeUnit.SECONDS))
+                          .as("heartbeat thread frozen (backstop only)")
+                          .isTrue();
                       advance(LEASE.plusSeconds(1));
                       assertThat(b.consume(m).status()).isEqualTo(Status.APPLIED);
                       // The pause ends: the heartbeat's next renewal is refused by the fence.
@@ -744,13 +750,15 @@ abstract class AbstractJdbcStoreTest {
       BeginResult seenFromFar = far.begin(new BeginRequest("tz", "tz-1", LEASE, 5, null));
       assertThat(seenFromFar.kind()).isEqualTo(Kind.IN_FLIGHT);
       assertThat(seenFromFar.record().leaseUntil()).isEqualTo(claimed.record().leaseUntil());
-      assertThat(far.currentTime()).isCloseTo(store.currentTime(), within(5));
+      // A session time zone that leaked in would be hours off; 60 s only absorbs a stalled
+      // thread between the two reads.
+      assertThat(far.currentTime()).isCloseTo(store.currentTime(), within(60));
       far.complete(claimed.claim(), null);
       assertThat(store.find("tz", "tz-1").orElseThrow().state()).isEqualTo(RecordState.DONE);
       advance(LEASE.plusSeconds(1));
       BeginResult farClaim = far.begin(new BeginRequest("tz", "tz-2", LEASE, 5, null));
       assertThat(begin("tz", "tz-2").kind()).isEqualTo(Kind.IN_FLIGHT);
-      assertThat(farClaim.record().createdAt()).isCloseTo(store.currentTime(), within(5));
+      assertThat(farClaim.record().createdAt()).isCloseTo(store.currentTime(), within(60));
     }
   }
 
@@ -800,6 +808,23 @@ abstract class AbstractJdbcStoreTest {
   /** Fills {@code table} with {@code rows} DONE records of consumer 'old', updated a day ago. */
   abstract void fillDone(String table, int rows) throws SQLException;
 
+  /**
+   * An even id of consumer 'old' whose record is still there ({@code present}) or already pruned;
+   * picked at random until one is found (half of them are either, so a few tries).
+   */
+  private static String oldId(
+      JdbcInboxStore store, java.util.Random pick, int rows, boolean present) {
+    for (int tries = 0; tries < 10_000; tries++) {
+      // Even ids only: the free-running claimer redelivers odd ones, so none of these changes
+      // between this check and the redelivery that follows it.
+      String id = "old-" + (2 + 2 * pick.nextInt(rows / 2));
+      if (store.find("old", id).isPresent() == present) {
+        return id;
+      }
+    }
+    throw new AssertionError("no " + (present ? "remaining" : "pruned") + " old id in 10000 tries");
+  }
+
   @Test
   @Timeout(600)
   @DisplayName("prune of many DONE rows runs in short batches while claims continue")
@@ -825,6 +850,8 @@ abstract class AbstractJdbcStoreTest {
     Instant before = batched.currentTime().minus(Duration.ofHours(1));
     ExecutorService claimer = Executors.newSingleThreadExecutor();
     CountDownLatch pruneDone = new CountDownLatch(1);
+    CountDownLatch halfWay = new CountDownLatch(1);
+    AtomicInteger betweenBatches = new AtomicInteger();
     try {
       Future<?> claims =
           claimer.submit(
@@ -837,7 +864,8 @@ abstract class AbstractJdbcStoreTest {
                   BeginResult r =
                       batched.begin(new BeginRequest("live", "l-" + i++, LEASE, 5, null));
                   batched.complete(r.claim(), null);
-                  int old = 1 + random.nextInt(rows);
+                  // Odd ids only: the even ones are the half-way check's (see below).
+                  int old = 1 + 2 * random.nextInt(rows / 2);
                   // Every fifth round, so the claimer does not slow the prune down much more.
                   if (i % 5 == 0 && redelivered.add(old)) {
                     Status status = redelivery.consume(Message.of("old-" + old)).status();
@@ -856,8 +884,43 @@ abstract class AbstractJdbcStoreTest {
                 }
                 return null;
               });
+      // Between two batches the prune is parked in its progress callback, which checks on this
+      // thread what must hold at that moment: a claim completes (the prune holds no lock across
+      // batches), and, half-way, an old id still there is DUPLICATE and one already pruned is
+      // APPLIED again. Built into the run, so the checks happen however the threads are scheduled.
+      java.util.Random pick = new java.util.Random(7);
       long t0 = System.nanoTime();
-      long pruned = batched.prune(null, before, totals::add);
+      long pruned =
+          batched.prune(
+              null,
+              before,
+              total -> {
+                totals.add(total);
+                if (total >= rows) {
+                  return;
+                }
+                int batch = totals.size();
+                if (batch % 10 == 1) {
+                  BeginResult r =
+                      batched.begin(new BeginRequest("between", "b-" + batch, LEASE, 5, null));
+                  assertThat(r.claimed())
+                      .as("claim between batches %d and %d", batch, batch + 1)
+                      .isTrue();
+                  batched.complete(r.claim(), null);
+                  betweenBatches.incrementAndGet();
+                }
+                if (total >= rows / 2 && halfWay.getCount() > 0) {
+                  halfWay.countDown();
+                  String kept = oldId(batched, pick, rows, true);
+                  String gone = oldId(batched, pick, rows, false);
+                  assertThat(redelivery.consume(Message.of(kept)).status())
+                      .as("%s, not pruned yet, redelivered", kept)
+                      .isEqualTo(Status.DUPLICATE);
+                  assertThat(redelivery.consume(Message.of(gone)).status())
+                      .as("%s, already pruned, redelivered", gone)
+                      .isEqualTo(Status.APPLIED);
+                }
+              });
       long pruneNanos = System.nanoTime() - t0;
       pruneDone.countDown();
       claims.get(60, TimeUnit.SECONDS);
@@ -879,11 +942,13 @@ abstract class AbstractJdbcStoreTest {
       assertThat(batches.subList(0, batches.size() - 1)).allMatch(b -> b == batchSize);
       assertThat(batches.get(batches.size() - 1)).isLessThan(batchSize);
 
-      assertThat(claimsDuringPrune.get()).isGreaterThan(10);
-      assertThat(oldDuplicate.get()).as("old ids redelivered before their batch").isPositive();
-      assertThat(oldAppliedAgain.get()).as("old ids redelivered after their batch").isPositive();
-      // Claims waited at most for one batch, never for the whole prune.
-      assertThat(maxClaimNanos.get()).isLessThan(pruneNanos / 4);
+      // At least 100 batches, so at least 10 claims completed between two of them, and the
+      // half-way check ran; how many claims the free-running claimer made meanwhile depends on
+      // scheduling and is only printed.
+      assertThat(betweenBatches.get())
+          .as("claims completed between batches")
+          .isGreaterThanOrEqualTo(10);
+      assertThat(halfWay.getCount()).as("half-way redeliveries checked").isZero();
       System.out.printf(
           "%s: pruned %d rows in %d statements, %d ms; %d claims meanwhile (old ids: %d"
               + " duplicate, %d applied again), slowest %d ms%n",
@@ -901,8 +966,9 @@ abstract class AbstractJdbcStoreTest {
     }
     // What is left of consumer 'old' is exactly the ids applied again, and nothing is prunable.
     assertThat(store.countPrunable(null, before)).isZero();
-    assertThat(store.list(RecordState.DONE, "old", rows)).hasSize(oldAppliedAgain.get());
-    assertThat(store.list(RecordState.DONE, "live", 10)).isNotEmpty();
+    // (+1: the pruned id the half-way check applied again.)
+    assertThat(store.list(RecordState.DONE, "old", rows)).hasSize(oldAppliedAgain.get() + 1);
+    assertThat(store.list(RecordState.DONE, "between", rows)).hasSize(betweenBatches.get());
   }
 
   // ---- schema and configuration ---------------------------------------------------------------

@@ -63,10 +63,29 @@ abstract class AbstractPoolAndRestartTest {
   static final String TABLE = "inbox_pool";
   static final String EFFECTS = "pool_effect";
 
-  /** How long a borrower waits for a connection; any wait this long is the failure under test. */
-  static final Duration POOL_TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * How long a borrower waits for a connection; any wait this long is the failure under test (a
+   * borrow that can never be served). Far above what a loaded machine needs for a legitimate
+   * borrow, so only a real stall reaches it.
+   */
+  static final Duration POOL_TIMEOUT = Duration.ofSeconds(30);
 
   abstract TestDatabase database();
+
+  /**
+   * Waits until {@code condition} holds; the 60 s limit is a backstop that only turns a hang into a
+   * failure, far above what the awaited event needs on a loaded machine.
+   */
+  static void awaitCondition(java.util.function.BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no " + what + " within the 60 s backstop");
+      }
+      Thread.sleep(5);
+    }
+  }
 
   @BeforeEach
   void freshTables() throws SQLException {
@@ -227,6 +246,7 @@ abstract class AbstractPoolAndRestartTest {
     List<Throwable> errors = new CopyOnWriteArrayList<>();
     List<InboxEvent> leaseLost = new CopyOnWriteArrayList<>();
     AtomicInteger extensions = new AtomicInteger();
+    AtomicBoolean gateOnHeartbeat = new AtomicBoolean(workers > 1);
     Map<Status, AtomicInteger> statuses = new ConcurrentHashMap<>();
     AtomicLong slowestConsumeNanos = new AtomicLong();
     AtomicBoolean stop = new AtomicBoolean();
@@ -251,6 +271,13 @@ abstract class AbstractPoolAndRestartTest {
                   store.transactional(
                       (m, attempt, conn) -> {
                         insertEffect(conn, m.id(), Thread.currentThread().getName());
+                        if (gateOnHeartbeat.compareAndSet(true, false)) {
+                          // One handler (several workers only: with one connection the
+                          // heartbeat must wait for it) stays until the heartbeat has renewed
+                          // while it ran, so "the heartbeat ran alongside" holds by construction.
+                          int before = extensions.get();
+                          awaitCondition(() -> extensions.get() > before, "a lease renewal");
+                        }
                         Thread.sleep(ThreadLocalRandom.current().nextInt(2, 12));
                       }))
               .config(config)
@@ -268,11 +295,24 @@ abstract class AbstractPoolAndRestartTest {
       try {
         List<Future<?>> workerFutures = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
+          boolean first = w == 0;
           workerFutures.add(
               threads.submit(
                   () -> {
                     String id;
+                    boolean waitForOthers = first;
                     while ((id = queue.poll()) != null) {
+                      if (waitForOthers && statuses.containsKey(Status.APPLIED)) {
+                        // Between two of its claims, the first worker waits for a full prune
+                        // and read round (the others keep claiming): they ran alongside the
+                        // claims by construction, not by how the threads were scheduled.
+                        waitForOthers = false;
+                        int p0 = prunes.get();
+                        int r0 = reads.get();
+                        awaitCondition(
+                            () -> prunes.get() > p0 && reads.get() > r0,
+                            "a prune and a read round");
+                      }
                       long t0 = System.nanoTime();
                       try {
                         Outcome o = c.consume(Message.of(id));
@@ -364,11 +404,12 @@ abstract class AbstractPoolAndRestartTest {
     // Nobody waited anywhere near the pool timeout: a stall would show here even if it resolved.
     assertThat(Duration.ofNanos(borrows.longestWaitNanos.get())).isLessThan(POOL_TIMEOUT);
     if (workers > 1) {
-      // With one connection the heartbeat can renew only in the gaps between handlers, so on a
-      // slow machine it may never get a turn; with several it must have run.
+      // With one connection the heartbeat can renew only in the gaps between handlers; with
+      // several, one handler waited for a renewal (see gateOnHeartbeat).
       assertThat(extensions.get()).as("the heartbeat really ran").isPositive();
     }
-    assertThat(prunes.get()).isPositive();
+    assertThat(prunes.get()).as("prune rounds (the first worker waited for one)").isPositive();
+    assertThat(reads.get()).as("read rounds (the first worker waited for one)").isPositive();
     assertThat(statuses.get(Status.APPLIED)).hasValue(ids);
     assertThat(statuses.get(Status.DUPLICATE)).hasValue(ids * (copies - 1));
     assertThat(effectRows()).as("exactly one business row per id").isEqualTo(ids);
