@@ -14,9 +14,14 @@ import java.util.Objects;
  * @param messageId the producer-made message id
  * @param fencingToken the attempt number this claim owns (1 for the first claim)
  * @param leaseUntil the end of the lease, in the store's clock
- * @throws InvalidArgumentException if {@code fencingToken} is below 1
  */
 public record Claim(String consumer, String messageId, int fencingToken, Instant leaseUntil) {
+  /**
+   * Validates every component.
+   *
+   * @throws InvalidArgumentException if {@code fencingToken} is below 1, or a subclass of it for an
+   *     invalid consumer name or message id
+   */
   public Claim {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);

@@ -17,12 +17,16 @@ import java.util.Objects;
  * @param maxAttempts a takeover of an expired claim that already used this many attempts parks the
  *     record as DEAD instead of claiming it
  * @param payloadHash fingerprint of the payload to record or compare; null to skip the check
- * @throws dev.archlab.inbox.InvalidArgumentException if the lease is not positive or maxAttempts is
- *     below 1 (ids and names: their own subclasses of it)
  */
 public record BeginRequest(
     String consumer, String messageId, Duration lease, int maxAttempts, String payloadHash) {
 
+  /**
+   * Validates every component.
+   *
+   * @throws InvalidArgumentException if the lease is not positive or maxAttempts is below 1 (ids
+   *     and names: their own subclasses of it)
+   */
   public BeginRequest {
     Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
