@@ -21,6 +21,14 @@ final class SchemaInstaller {
 
   private static final System.Logger LOG = System.getLogger(JdbcInboxStore.class.getName());
 
+  /**
+   * How often a DDL failure that is neither a lock wait nor a known error kind is tried again while
+   * the object is still missing. Concurrent DDL on H2 can fail inside the engine (a general error)
+   * while another session's creation of the same object is not yet visible; a few checks later
+   * the object is there. A failure that persists is reported as it is.
+   */
+  private static final int MAX_UNEXPLAINED_RETRIES = 3;
+
   /** What the catalog says is there. */
   private record Found(boolean table, boolean index) {}
 
@@ -44,6 +52,7 @@ final class SchemaInstaller {
   void createIfMissing() {
     long deadline = System.nanoTime() + creationTimeout.toNanos();
     int lockTimeouts = 0;
+    int unexplained = 0;
     while (true) {
       Found found = inspect();
       if (found.table() && found.index()) {
@@ -82,7 +91,22 @@ final class SchemaInstaller {
       Found after = inspect();
       boolean createdByOther = found.table() ? after.index() : after.table();
       if (!createdByOther) {
-        throw store.translate("create schema", failure);
+        unexplained++;
+        long left = deadline - System.nanoTime();
+        if (unexplained > MAX_UNEXPLAINED_RETRIES || left <= 0) {
+          throw store.translate("create schema", failure);
+        }
+        LOG.log(
+            System.Logger.Level.INFO,
+            "inbox schema: creating the "
+                + what
+                + " of table '"
+                + table
+                + "' failed while it is still missing ("
+                + failure.getMessage()
+                + "); checking the catalog again");
+        pause(unexplained, left);
+        continue;
       }
       LOG.log(
           System.Logger.Level.INFO,

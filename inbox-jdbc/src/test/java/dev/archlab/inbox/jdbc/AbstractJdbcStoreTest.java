@@ -989,7 +989,8 @@ abstract class AbstractJdbcStoreTest {
   @Timeout(120)
   @DisplayName("many processes creating the schema at once all succeed")
   void concurrentSchemaCreation() throws Exception {
-    for (int round = 0; round < 5; round++) {
+    // -Drace.rounds=150 (in argLine) hunts for rare interleavings by hand.
+    for (int round = 0; round < Integer.getInteger("race.rounds", 5); round++) {
       String table = "race_schema_" + round;
       database().execute("DROP TABLE IF EXISTS " + table);
       int racers = 6;
