@@ -248,6 +248,18 @@ final class Fleet implements AutoCloseable {
     return List.of(current);
   }
 
+  /**
+   * Lines starting with {@code prefix} in the logs of every process started so far, running or
+   * ended: a count that only grows, so a rise proves a process wrote such a line after a read.
+   */
+  synchronized long logLines(String prefix) {
+    long total = 0;
+    for (Run r : all) {
+      total += r.output().lines().filter(l -> l.startsWith(prefix)).count();
+    }
+    return total;
+  }
+
   /** Sum of a summary figure over every process that got to print its summary. */
   synchronized long sum(String label) {
     long total = 0;
