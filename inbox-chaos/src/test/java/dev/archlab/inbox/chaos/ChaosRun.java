@@ -134,20 +134,24 @@ final class ChaosRun {
     }
   }
 
-  /** How {@code inbox simulate} reports, on stderr as it happens, a delivery the store failed. */
-  static final String STORE_UNAVAILABLE = "inbox: store unavailable for ";
+  /**
+   * How {@code inbox simulate} reports, on stderr as it happens, a delivery whose store call
+   * failed: as unavailable, or with another failure (both count as its store errors).
+   */
+  static final List<String> STORE_FAILURE_LINES =
+      List.of("inbox: store unavailable for ", "inbox: delivery of ");
 
   /**
    * Called while the server is down: returns true once a consumer has written a {@link
-   * #STORE_UNAVAILABLE} line beyond the {@code before} seen just before the stop, i.e. it met this
-   * outage. Consumers with work left must call the store, so with the server down that line comes
-   * however slowly they run; {@code backstop} (or every consumer gone) only turns a broken run into
-   * a failed check (false) instead of a hang.
+   * #STORE_FAILURE_LINES} line beyond the {@code before} seen just before the stop, i.e. it met
+   * this outage. Consumers with work left must call the store, so with the server down that line
+   * comes however slowly they run; {@code backstop} (or every consumer gone) only turns a broken
+   * run into a failed check (false) instead of a hang.
    */
   static boolean awaitConsumerMeetsOutage(Fleet fleet, long before, Duration backstop)
       throws InterruptedException {
     long deadline = System.nanoTime() + backstop.toNanos();
-    while (fleet.logLines(STORE_UNAVAILABLE) <= before) {
+    while (fleet.logLines(STORE_FAILURE_LINES) <= before) {
       if (System.nanoTime() >= deadline || fleet.aliveSlots().isEmpty()) {
         return false;
       }

@@ -249,13 +249,18 @@ final class Fleet implements AutoCloseable {
   }
 
   /**
-   * Lines starting with {@code prefix} in the logs of every process started so far, running or
-   * ended: a count that only grows, so a rise proves a process wrote such a line after a read.
+   * Lines starting with one of {@code prefixes} in the logs of every process started so far,
+   * running or ended: a count that only grows, so a rise proves a process wrote such a line after a
+   * read.
    */
-  synchronized long logLines(String prefix) {
+  synchronized long logLines(List<String> prefixes) {
     long total = 0;
     for (Run r : all) {
-      total += r.output().lines().filter(l -> l.startsWith(prefix)).count();
+      for (String line : r.output().lines().toList()) {
+        if (prefixes.stream().anyMatch(line::startsWith)) {
+          total++;
+        }
+      }
     }
     return total;
   }

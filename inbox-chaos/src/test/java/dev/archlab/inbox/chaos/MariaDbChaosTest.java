@@ -52,7 +52,7 @@ class MariaDbChaosTest {
           while (System.nanoTime() < deadline && !fleet.aliveSlots().isEmpty()) {
             // Down until a consumer has met the outage, not for a fixed time: the evidence that
             // they met it then holds however slowly they run.
-            long seen = fleet.logLines(ChaosRun.STORE_UNAVAILABLE);
+            long seen = fleet.logLines(ChaosRun.STORE_FAILURE_LINES);
             boolean met =
                 db.restart(
                     () -> ChaosRun.awaitConsumerMeetsOutage(fleet, seen, Duration.ofSeconds(60)));
