@@ -142,11 +142,13 @@ class PostgresChaosTest {
         Statement st = c.createStatement();
         ResultSet rs =
             st.executeQuery(
-                "SELECT count(*), count(*) FILTER (WHERE app = '"
+                // The call in the inner select list runs only on rows its WHERE kept (a volatile
+                // select list keeps the subquery from being merged into the outer query).
+                "SELECT count(*) FILTER (WHERE cut), count(*) FILTER (WHERE cut AND app = '"
                     + Postgres.CONSUMER_APPLICATION
-                    + "') FROM (SELECT pid, application_name AS app FROM pg_stat_activity"
-                    + " WHERE pid <> pg_backend_pid() AND datname = current_database()) s"
-                    + " WHERE pg_terminate_backend(pid)")) {
+                    + "') FROM (SELECT application_name AS app, pg_terminate_backend(pid) AS cut"
+                    + " FROM pg_stat_activity"
+                    + " WHERE pid <> pg_backend_pid() AND datname = current_database()) s")) {
       rs.next();
       return new long[] {rs.getLong(1), rs.getLong(2)};
     }
