@@ -178,6 +178,7 @@ public final class LoadHarness {
                 system.label() + "-" + connections,
                 settings.warmupSeconds(),
                 settings.measureSeconds(),
+                Workers.MIN_CALLS,
                 () -> 0);
       } finally {
         driver.close();

@@ -81,6 +81,7 @@ public final class ScaleRun {
               "claim-" + size,
               settings.warmupSeconds(),
               settings.claimSeconds(),
+              Workers.MIN_CALLS,
               () -> 0);
       // Prune window: consumers run (timed end to end) until the prune has finished.
       AtomicLong pruneDone = new AtomicLong();
@@ -112,6 +113,7 @@ public final class ScaleRun {
               "prune-" + size,
               0,
               24 * 3600,
+              0,
               pruneDone::get);
       pruner.join();
       if (pruneFailure[0] != null) {

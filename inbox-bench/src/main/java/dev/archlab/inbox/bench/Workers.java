@@ -9,9 +9,14 @@ import java.util.function.LongSupplier;
 /**
  * Runs a delivery function on N threads: a warm-up, then a measured window. A call counts toward
  * the measurement when it both starts and ends inside the window, so neither the warm-up nor the
- * stop is billed to the result. Each thread makes unique ids of its own.
+ * stop is billed to the result. A timed window is also count-bounded: it stays open until at least
+ * {@link #MIN_CALLS} calls were measured, so every figure rests on samples however slow the
+ * machine. Each thread makes unique ids of its own.
  */
 final class Workers {
+
+  /** The fewest calls a timed window measures before it closes. */
+  static final long MIN_CALLS = 10;
 
   /** One call on one thread; returns how many messages it applied. */
   @FunctionalInterface
@@ -43,7 +48,10 @@ final class Workers {
   /**
    * @param idPrefix makes ids unique across runs sharing a table
    * @param batch ids per call
-   * @param stopEarly polled between calls; a non-zero value ends the window early (scale runs)
+   * @param minCalls the window stays open past {@code measureSeconds} until at least this many
+   *     calls were measured, so a loaded machine yields a slower figure, never an empty one
+   * @param stopEarly polled between calls; a non-zero value ends the window early (scale runs),
+   *     whatever {@code minCalls} says
    */
   static Window run(
       Call call,
@@ -52,6 +60,7 @@ final class Workers {
       String idPrefix,
       double warmupSeconds,
       double measureSeconds,
+      long minCalls,
       LongSupplier stopEarly)
       throws Exception {
     long start = System.nanoTime();
@@ -61,6 +70,7 @@ final class Workers {
     AtomicLong calls = new AtomicLong();
     AtomicLong messages = new AtomicLong();
     AtomicLong applied = new AtomicLong();
+    AtomicLong lastMeasuredEnd = new AtomicLong(measureFrom);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     List<Thread> running = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
@@ -80,17 +90,20 @@ final class Workers {
                       ids.add(prefix + seq++);
                     }
                     long t0 = System.nanoTime();
-                    if (t0 >= measureTo) {
+                    if (t0 >= measureTo && calls.get() >= minCalls) {
                       return;
                     }
                     sample.nanos = -1;
                     int n = call.run(List.copyOf(ids), sample);
                     long t1 = System.nanoTime();
                     applied.addAndGet(n);
-                    if (t0 >= measureFrom && t1 <= measureTo) {
+                    // A call counts if it fits the window, or if the window is still short of
+                    // minCalls: then the window grows to the end of that call.
+                    if (t0 >= measureFrom && (t1 <= measureTo || calls.get() < minCalls)) {
                       mine.add(sample.nanos >= 0 ? sample.nanos : t1 - t0);
                       calls.incrementAndGet();
                       messages.addAndGet(batch);
+                      lastMeasuredEnd.accumulateAndGet(t1, Math::max);
                     }
                   }
                 } catch (Throwable e) {
@@ -108,7 +121,7 @@ final class Workers {
     if (failure.get() != null) {
       throw new IllegalStateException("a worker failed: " + failure.get(), failure.get());
     }
-    long end = Math.min(System.nanoTime(), measureTo);
+    long end = Math.max(Math.min(System.nanoTime(), measureTo), lastMeasuredEnd.get());
     double seconds = Math.max(1e-9, (end - measureFrom) / 1e9);
     return new Window(
         calls.get(), messages.get(), seconds, Latencies.merged(latencies), applied.get());

@@ -3,7 +3,7 @@ package dev.archlab.inbox.chaos;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.time.Duration;
+import java.util.concurrent.Callable;
 
 /**
  * A real database server started by a chaos test, listening on 127.0.0.1 only, that can be
@@ -21,8 +21,17 @@ interface Database extends AutoCloseable {
 
   String password();
 
-  /** Stops the server, keeps it down for {@code down}, starts it again on the same port. */
-  void restart(Duration down) throws Exception;
+  /**
+   * Stops the server, calls {@code whileDown}, then starts the server again on the same port, also
+   * when {@code whileDown} threw. {@code whileDown} decides how long the outage lasts: it returns
+   * once it has seen what it waits for. Returns what it returned.
+   */
+  <T> T restart(Callable<T> whileDown) throws Exception;
+
+  /** The URL the consumer processes get: {@link #url()}, tagged where the server can tell. */
+  default String consumerUrl() {
+    return url();
+  }
 
   @Override
   void close();
@@ -35,7 +44,7 @@ interface Database extends AutoCloseable {
   default java.util.List<String> cliArgs() {
     java.util.List<String> args = new java.util.ArrayList<>();
     args.add("--db");
-    args.add(url());
+    args.add(consumerUrl());
     args.add("--user");
     args.add(user());
     if (!password().isEmpty()) {

@@ -35,10 +35,12 @@ class FaultChecksTest {
         20.0);
   }
 
+  /** Faults ended with these hits, every one of them seen met by a consumer. */
   private static ChaosRun.Injected injected(boolean... hits) {
     ChaosRun.Injected i = new ChaosRun.Injected();
     for (boolean hit : hits) {
       i.ended(hit);
+      i.met++;
     }
     return i;
   }
@@ -64,11 +66,14 @@ class FaultChecksTest {
   }
 
   @Test
-  void anOutageNoConsumerReportedFails() {
+  void anOutageNoConsumerWasSeenToMeetFails() {
+    // Store errors in the summary are not enough: the driver must have seen a consumer meet it.
+    ChaosRun.Injected unseen = new ChaosRun.Injected();
+    unseen.ended(true);
     assertThatThrownBy(
-            () -> ChaosRun.assertInjected(ChaosRun.Faults.OUTAGES, figures(0, 400), injected(true)))
+            () -> ChaosRun.assertInjected(ChaosRun.Faults.OUTAGES, figures(3, 400), unseen))
         .isInstanceOf(AssertionError.class)
-        .hasMessageContaining("store errors");
+        .hasMessageContaining("saw a consumer meet");
   }
 
   @Test

@@ -248,6 +248,23 @@ final class Fleet implements AutoCloseable {
     return List.of(current);
   }
 
+  /**
+   * Lines starting with one of {@code prefixes} in the logs of every process started so far,
+   * running or ended: a count that only grows, so a rise proves a process wrote such a line after a
+   * read.
+   */
+  synchronized long logLines(List<String> prefixes) {
+    long total = 0;
+    for (Run r : all) {
+      for (String line : r.output().lines().toList()) {
+        if (prefixes.stream().anyMatch(line::startsWith)) {
+          total++;
+        }
+      }
+    }
+    return total;
+  }
+
   /** Sum of a summary figure over every process that got to print its summary. */
   synchronized long sum(String label) {
     long total = 0;

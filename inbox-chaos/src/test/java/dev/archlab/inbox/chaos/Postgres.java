@@ -6,7 +6,7 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.concurrent.Callable;
 
 /**
  * Embedded PostgreSQL (zonky binaries, major set in the parent pom) on a fixed port with a data
@@ -70,12 +70,23 @@ final class Postgres implements Database {
   }
 
   @Override
-  public synchronized void restart(Duration down) throws Exception {
+  public synchronized <T> T restart(Callable<T> whileDown) throws Exception {
     // close() is pg_ctl stop -m fast: active transactions are rolled back, clients cut off.
     server.close();
     server = null;
-    Thread.sleep(down.toMillis());
-    server = start();
+    try {
+      return whileDown.call();
+    } finally {
+      server = start();
+    }
+  }
+
+  /** The application name of every consumer session, so a cut can count theirs alone. */
+  static final String CONSUMER_APPLICATION = "inbox-chaos-consumer";
+
+  @Override
+  public String consumerUrl() {
+    return url() + "?ApplicationName=" + CONSUMER_APPLICATION;
   }
 
   @Override

@@ -87,12 +87,18 @@ class PostgresChaosTest {
         1,
         ChaosRun.Faults.OUTAGES,
         (fleet, watch, injected) -> {
-          injected.description = "pg_ctl stop -m fast, 2 s down, start";
+          injected.description =
+              "pg_ctl stop -m fast, down until a consumer reports a store error, start";
           long deadline = System.nanoTime() + SCALE.faultWindow.toNanos();
           ChaosRun.awaitProgress(watch, fleet, SCALE.messages / 5, Duration.ofSeconds(60));
           while (System.nanoTime() < deadline && !fleet.aliveSlots().isEmpty()) {
-            db.restart(Duration.ofSeconds(2));
-            ChaosRun.outageEnded(injected, db, fleet, shape.messages() - shape.poison(), true);
+            // Down until a consumer has met the outage, not for a fixed time: the evidence that
+            // they met it then holds however slowly they run.
+            long seen = fleet.logLines(ChaosRun.STORE_FAILURE_LINES);
+            boolean met =
+                db.restart(
+                    () -> ChaosRun.awaitConsumerMeetsOutage(fleet, seen, Duration.ofSeconds(60)));
+            ChaosRun.outageEnded(injected, db, fleet, shape.messages() - shape.poison(), true, met);
             Thread.sleep(6_000);
           }
         });
@@ -115,25 +121,36 @@ class PostgresChaosTest {
           long deadline = System.nanoTime() + SCALE.faultWindow.toNanos();
           ChaosRun.awaitProgress(watch, fleet, SCALE.messages / 10, Duration.ofSeconds(60));
           while (System.nanoTime() < deadline && !fleet.aliveSlots().isEmpty()) {
-            long cut = terminateBackends();
-            backends[0] += cut;
-            ChaosRun.outageEnded(injected, db, fleet, shape.messages() - shape.poison(), cut > 0);
+            long[] cut = terminateBackends();
+            backends[0] += cut[0];
+            // Met by construction when sessions the consumers held were among those cut: their
+            // pools lost those connections whether or not a call was under way.
+            ChaosRun.outageEnded(
+                injected, db, fleet, shape.messages() - shape.poison(), cut[0] > 0, cut[1] > 0);
             Thread.sleep(1_500);
           }
           injected.description = "pg_terminate_backend of all (" + backends[0] + " backends)";
         });
   }
 
-  /** Cuts every other session of the database, as a failover or an admin would. */
-  private static long terminateBackends() throws Exception {
+  /**
+   * Cuts every other session of the database, as a failover or an admin would. Returns the sessions
+   * cut, and how many of them the consumers held (by their application name).
+   */
+  private static long[] terminateBackends() throws Exception {
     try (Connection c = db.connect();
         Statement st = c.createStatement();
         ResultSet rs =
             st.executeQuery(
-                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
-                    + " WHERE pid <> pg_backend_pid() AND datname = current_database()")) {
+                // The call in the inner select list runs only on rows its WHERE kept (a volatile
+                // select list keeps the subquery from being merged into the outer query).
+                "SELECT count(*) FILTER (WHERE cut), count(*) FILTER (WHERE cut AND app = '"
+                    + Postgres.CONSUMER_APPLICATION
+                    + "') FROM (SELECT application_name AS app, pg_terminate_backend(pid) AS cut"
+                    + " FROM pg_stat_activity"
+                    + " WHERE pid <> pg_backend_pid() AND datname = current_database()) s")) {
       rs.next();
-      return rs.getLong(1);
+      return new long[] {rs.getLong(1), rs.getLong(2)};
     }
   }
 

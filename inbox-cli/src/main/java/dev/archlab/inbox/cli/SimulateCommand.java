@@ -341,6 +341,13 @@ final class SimulateCommand implements Callable<Integer> {
                         outstanding.set(0);
                         break;
                       }
+                      // One line per error, written as it happens: whoever watches the run (the
+                      // chaos driver holding a server down) can see that a consumer met it.
+                      err.println(
+                          "inbox: store unavailable for "
+                              + next.id
+                              + ", redelivering in 500 ms: "
+                              + InboxCli.oneLine(unavailable));
                       redeliverAfterNanos = 500_000_000L;
                     } catch (RuntimeException unexpected) {
                       // Any other failure must not take the delivery down with this worker: the

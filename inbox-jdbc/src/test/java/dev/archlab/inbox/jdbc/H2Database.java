@@ -16,7 +16,7 @@ public final class H2Database extends TestDatabase {
 
   @Override
   public String jdbcUrl() {
-    return "jdbc:h2:mem:inbox-test;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+    return "jdbc:h2:mem:inbox-test;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=600000";
   }
 
   @Override

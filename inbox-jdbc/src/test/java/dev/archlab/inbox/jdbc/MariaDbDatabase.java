@@ -59,7 +59,7 @@ public final class MariaDbDatabase extends TestDatabase {
         config.addArg("--bind-address=127.0.0.1");
         config.addArg("--max-connections=200");
         config.addArg("--innodb-flush-log-at-trx-commit=2");
-        config.addArg("--innodb-lock-wait-timeout=10");
+        config.addArg("--innodb-lock-wait-timeout=600");
         DB db = DB.newEmbeddedDB(config.build());
         db.start();
         int port = db.getConfiguration().getPort();
