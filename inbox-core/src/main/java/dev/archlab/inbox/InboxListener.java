@@ -11,5 +11,11 @@ public interface InboxListener {
   /** A listener that ignores everything. */
   InboxListener NOOP = event -> {};
 
+  /**
+   * Receives one event.
+   *
+   * @param event what happened
+   */
   void onEvent(InboxEvent event);
+
 }
