@@ -65,7 +65,6 @@ public interface Attempt {
    * Outcome#result()}. At most {@link InboxRecord#MAX_RESULT_BYTES} bytes.
    *
    * @param result the bytes to keep; the last call before the record is DONE wins
-
    * @throws InvalidArgumentException if the result is too large
    */
   void keepResult(byte[] result);

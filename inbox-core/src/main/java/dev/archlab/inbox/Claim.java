@@ -43,7 +43,6 @@ public record Claim(String consumer, String messageId, int fencingToken, Instant
    * @return a claim with this consumer, message id and fencing token and the new lease end
    * @throws NullPointerException if {@code newLeaseUntil} is null
    */
-
   public Claim withLeaseUntil(Instant newLeaseUntil) {
     return new Claim(consumer, messageId, fencingToken, newLeaseUntil);
   }

@@ -21,5 +21,4 @@ public interface DeadLetterHandler {
    *     run again for this message
    */
   void onDead(Message message, InboxRecord record) throws Exception;
-
 }

@@ -596,7 +596,6 @@ public final class IdempotentConsumer implements AutoCloseable {
      * @throws InvalidConfigurationException unless exactly one of {@link #handler} and {@link
      *     #effect} was given
      */
-
     public IdempotentConsumer build() {
       if ((handler == null) == (effect == null)) {
         throw new InvalidConfigurationException(

@@ -48,8 +48,8 @@ public final class InboxConfig {
   }
 
   /**
-   * A builder starting from {@code base}. A heartbeat chosen with {@link Builder#heartbeat()}
-   * stays "a third of the lease", so it follows a changed lease.
+   * A builder starting from {@code base}. A heartbeat chosen with {@link Builder#heartbeat()} stays
+   * "a third of the lease", so it follows a changed lease.
    *
    * @param base the configuration whose settings the builder starts from
    * @return a new builder; {@code base} is unchanged
@@ -143,8 +143,8 @@ public final class InboxConfig {
      * time: a handler still running when its lease ends may be run a second time by another
      * instance (its own completion is then fenced out). Default 30 s.
      *
-     * @param lease the lease; checked by {@link #build()} to be positive and shorter than the
-     *     dedup retention
+     * @param lease the lease; checked by {@link #build()} to be positive and shorter than the dedup
+     *     retention
      * @return this builder
      */
     public Builder lease(Duration lease) {
@@ -231,7 +231,6 @@ public final class InboxConfig {
      * @return the immutable configuration
      * @throws InvalidConfigurationException naming the first bad setting
      */
-
     public InboxConfig build() {
       RetryPolicy.requirePositive(lease, "lease");
       if (retryPolicy == null) {

@@ -17,5 +17,4 @@ public interface InboxListener {
    * @param event what happened
    */
   void onEvent(InboxEvent event);
-
 }

@@ -55,8 +55,8 @@ public record InboxRecord(
    * @param lastError the last failure; null if none
    * @param payloadHash hex fingerprint of the first delivery's payload; null when not recorded
    * @param result bytes kept for answering duplicates; null when none
-   * @throws NullPointerException if a key, the state, a timestamp, or in state PROCESSING the
-   *     lease end is null
+   * @throws NullPointerException if a key, the state, a timestamp, or in state PROCESSING the lease
+   *     end is null
    * @throws InvalidArgumentException if {@code attempts} is below 1
    */
   public InboxRecord {
@@ -143,7 +143,6 @@ public record InboxRecord(
    * @return {@code error} itself when null or short enough, else its first {@link
    *     #MAX_ERROR_LENGTH} characters (one fewer if the last would be a lone high surrogate)
    */
-
   public static String boundError(String error) {
     if (error == null || error.length() <= MAX_ERROR_LENGTH) {
       return error;

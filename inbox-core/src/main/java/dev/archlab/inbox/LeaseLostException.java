@@ -18,7 +18,6 @@ public class LeaseLostException extends InboxException {
   /** The record's attempt count at refusal. */
   private final int currentAttempts;
 
-
   /**
    * Creates the exception for a refused claim.
    *
@@ -66,7 +65,6 @@ public class LeaseLostException extends InboxException {
    *
    * @return the record's attempt count at refusal
    */
-
   public int currentAttempts() {
     return currentAttempts;
   }

@@ -128,7 +128,6 @@ public record Message(String id, String topic, byte[] payload, Map<String, Strin
    *
    * @return a fresh copy of the body, never null
    */
-
   @Override
   public byte[] payload() {
     return payload.clone();

@@ -21,5 +21,4 @@ public interface MessageHandler {
    *     message is retried or parked as DEAD by the retry policy
    */
   void handle(Message message, Attempt attempt) throws Exception;
-
 }

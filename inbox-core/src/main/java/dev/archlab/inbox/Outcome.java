@@ -46,8 +46,8 @@ public record Outcome(
   }
 
   /**
-   * Checks the required components, defaults a missing {@code retryAfter} to zero and copies
-   * {@code storedResult}, so the outcome stays immutable.
+   * Checks the required components, defaults a missing {@code retryAfter} to zero and copies {@code
+   * storedResult}, so the outcome stays immutable.
    *
    * @param status the kind of outcome
    * @param messageId the message id
@@ -100,7 +100,6 @@ public record Outcome(
    * @param record the record whose id, attempts and kept result the outcome reports
    * @return the outcome
    */
-
   public static Outcome of(Status status, InboxRecord record) {
     return new Outcome(
         status, record.messageId(), record.attempts(), Duration.ZERO, null, null, record.result());

@@ -250,7 +250,6 @@ public final class RetryPolicy {
      * @throws InvalidConfigurationException naming the first bad setting
      * @throws NullPointerException if the random source is null
      */
-
     public RetryPolicy build() {
       if (maxAttempts < 1) {
         throw new InvalidConfigurationException(

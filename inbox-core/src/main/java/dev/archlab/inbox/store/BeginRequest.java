@@ -30,7 +30,6 @@ public record BeginRequest(
    * @param maxAttempts the attempt limit of a takeover; at least 1
    * @param payloadHash fingerprint of the payload; null to skip the check
    * @throws NullPointerException if {@code lease} is null
-
    * @throws InvalidArgumentException if the lease is not positive or maxAttempts is below 1 (ids
    *     and names: their own subclasses of it)
    */

@@ -26,6 +26,5 @@ public interface ClaimedEffect {
    *     handler failure, retried), a {@link LeaseLostException} if the fenced completion was
    *     refused, or a failure to record DONE (after the hook)
    */
-
   InboxRecord runAndComplete(ClaimedRun run) throws Exception;
 }

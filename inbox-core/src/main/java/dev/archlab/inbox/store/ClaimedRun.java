@@ -35,6 +35,5 @@ public interface ClaimedRun {
    *
    * @return the bytes given to {@link Attempt#keepResult}, or null when none
    */
-
   byte[] keptResult();
 }

@@ -149,6 +149,5 @@ public interface InboxStore {
    *
    * @return the store's "now"
    */
-
   Instant currentTime();
 }

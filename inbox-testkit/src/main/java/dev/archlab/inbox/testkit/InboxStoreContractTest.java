@@ -1275,10 +1275,10 @@ public abstract class InboxStoreContractTest {
    * @param workers how many threads run the task
    * @param task what each thread runs
    * @return the results, one per worker, in submission order
-   * @throws Exception if a task threw (wrapped in an {@link java.util.concurrent.ExecutionException})
-   *     or did not finish within 30 s ({@link java.util.concurrent.TimeoutException})
+   * @throws Exception if a task threw (wrapped in an {@link
+   *     java.util.concurrent.ExecutionException}) or did not finish within 30 s ({@link
+   *     java.util.concurrent.TimeoutException})
    */
-
   protected static <T> List<T> race(int workers, Callable<T> task) throws Exception {
     CountDownLatch start = new CountDownLatch(1);
     ExecutorService pool = Executors.newFixedThreadPool(workers);

@@ -109,7 +109,6 @@ public abstract class InboxStoreModelTest {
    *
    * @return the seed count
    */
-
   protected int seeds() {
     return 200;
   }

@@ -29,7 +29,6 @@ public interface StoreFixture extends AutoCloseable {
    *
    * @throws Exception if releasing failed; the test that used the fixture fails with it
    */
-
   @Override
   default void close() throws Exception {}
 }
