@@ -19,6 +19,11 @@ public record Claim(String consumer, String messageId, int fencingToken, Instant
   /**
    * Validates every component.
    *
+   * @param consumer the logical consumer name
+   * @param messageId the producer-made message id
+   * @param fencingToken the attempt number this claim owns, at least 1
+   * @param leaseUntil the end of the lease, in the store's clock
+   * @throws NullPointerException if {@code leaseUntil} is null
    * @throws InvalidArgumentException if {@code fencingToken} is below 1, or a subclass of it for an
    *     invalid consumer name or message id
    */
@@ -31,7 +36,13 @@ public record Claim(String consumer, String messageId, int fencingToken, Instant
     Objects.requireNonNull(leaseUntil, "leaseUntil");
   }
 
-  /** The same claim with a new lease end, as returned by an extension. */
+  /**
+   * The same claim with a new lease end, as returned by an extension.
+   *
+   * @param newLeaseUntil the new end of the lease, in the store's clock
+   * @return a claim with this consumer, message id and fencing token and the new lease end
+   * @throws NullPointerException if {@code newLeaseUntil} is null
+   */
   public Claim withLeaseUntil(Instant newLeaseUntil) {
     return new Claim(consumer, messageId, fencingToken, newLeaseUntil);
   }

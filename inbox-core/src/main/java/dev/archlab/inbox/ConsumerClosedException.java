@@ -9,7 +9,13 @@ package dev.archlab.inbox;
 public class ConsumerClosedException extends InboxException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception for a closed consumer.
+   *
+   * @param consumer the name of the closed consumer, quoted in the message
+   */
   public ConsumerClosedException(String consumer) {
+
     super("consumer '" + consumer + "' is closed; nothing was claimed");
   }
 }

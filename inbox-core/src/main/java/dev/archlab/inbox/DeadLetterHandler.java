@@ -12,5 +12,13 @@ public interface DeadLetterHandler {
   /** Does nothing; the DEAD record itself is the dead letter, visible through the store. */
   DeadLetterHandler NONE = (message, record) -> {};
 
+  /**
+   * Handles a message that was just parked as DEAD.
+   *
+   * @param message the message as it was delivered on the attempt that made the record DEAD
+   * @param record the DEAD record, with its attempts and last error
+   * @throws Exception for any failure; it is logged, the record stays DEAD and the handler is not
+   *     run again for this message
+   */
   void onDead(Message message, InboxRecord record) throws Exception;
 }

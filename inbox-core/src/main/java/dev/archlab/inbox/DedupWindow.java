@@ -18,6 +18,10 @@ public record DedupWindow(Duration retention, Duration redeliveryWindow) {
   public static final DedupWindow DEFAULT = new DedupWindow(Duration.ofDays(7), Duration.ofDays(1));
 
   /**
+   * Validates the window.
+   *
+   * @param retention how long a DONE record is kept after it was last updated
+   * @param redeliveryWindow the longest time after which the broker may still redeliver a message
    * @throws InvalidConfigurationException if either duration is missing or not positive, or the
    *     retention is not longer than the redelivery window
    */
@@ -34,7 +38,17 @@ public record DedupWindow(Duration retention, Duration redeliveryWindow) {
     }
   }
 
+  /**
+   * Same as the constructor.
+   *
+   * @param retention how long a DONE record is kept after it was last updated
+   * @param redeliveryWindow the longest time after which the broker may still redeliver a message
+   * @return the validated window
+   * @throws InvalidConfigurationException if either duration is missing or not positive, or the
+   *     retention is not longer than the redelivery window
+   */
   public static DedupWindow of(Duration retention, Duration redeliveryWindow) {
+
     return new DedupWindow(retention, redeliveryWindow);
   }
 }

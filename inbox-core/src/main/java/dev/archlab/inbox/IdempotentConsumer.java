@@ -83,6 +83,9 @@ public final class IdempotentConsumer implements AutoCloseable {
   /**
    * A builder for a consumer called {@code name} on {@code store}.
    *
+   * @param name the logical consumer name, the first half of every record's key
+   * @param store where the consumer's records live
+   * @return a new builder with the default configuration
    * @throws InvalidConsumerNameException if the name is null, blank, too long, not storable or has
    *     surrounding whitespace
    * @throws InvalidArgumentException if {@code store} is null
@@ -91,14 +94,29 @@ public final class IdempotentConsumer implements AutoCloseable {
     return new Builder(name, store);
   }
 
+  /**
+   * The logical consumer name.
+   *
+   * @return the name given to {@link #builder}, already validated
+   */
   public String name() {
     return name;
   }
 
+  /**
+   * The consumer's settings.
+   *
+   * @return the configuration it was built with
+   */
   public InboxConfig config() {
     return config;
   }
 
+  /**
+   * The store that holds the consumer's records.
+   *
+   * @return the store given to {@link #builder}
+   */
   public InboxStore store() {
     return store;
   }
@@ -107,6 +125,9 @@ public final class IdempotentConsumer implements AutoCloseable {
    * Consumes one delivery: claims it, runs the handler if the claim succeeded and records the
    * result. Expected repeats are outcomes, not exceptions.
    *
+   * @param message the delivery
+   * @return what the delivery came to; {@link Outcome#shouldAcknowledge()} says whether to
+   *     acknowledge it
    * @throws PayloadMismatchException if payload fingerprints are on and this id was first seen with
    *     another payload
    * @throws LeaseLostException if this instance's claim was taken over before it could record the
@@ -469,7 +490,12 @@ public final class IdempotentConsumer implements AutoCloseable {
       this.store = Identifiers.requireValue(store, "store");
     }
 
-    /** The business effect. Required. */
+    /**
+     * The business effect. Exactly one of this and {@link #effect} is required.
+     *
+     * @param handler the handler, run only while this instance holds the claim
+     * @return this builder
+     */
     public Builder handler(MessageHandler handler) {
       this.handler = handler;
       return this;
@@ -479,25 +505,46 @@ public final class IdempotentConsumer implements AutoCloseable {
      * Instead of a {@link #handler}: a store-specific way to run the effect and record DONE in one
      * step, such as the JDBC store's transactional mode. Integration SPI; most users call {@link
      * #handler}.
+     *
+     * @param effect the store-specific effect runner
+     * @return this builder
      */
     public Builder effect(ClaimedEffect effect) {
       this.effect = effect;
       return this;
     }
 
-    /** Settings; {@link InboxConfig#ofDefaults()} when not set. */
+    /**
+     * Settings; {@link InboxConfig#ofDefaults()} when not set.
+     *
+     * @param config the settings
+     * @return this builder
+     * @throws InvalidArgumentException if {@code config} is null
+     */
     public Builder config(InboxConfig config) {
       this.config = Identifiers.requireValue(config, "config");
       return this;
     }
 
-    /** Receives events; none when not set. */
+    /**
+     * Receives events; none when not set.
+     *
+     * @param listener the listener, called synchronously
+     * @return this builder
+     * @throws InvalidArgumentException if {@code listener} is null
+     */
     public Builder listener(InboxListener listener) {
       this.listener = Identifiers.requireValue(listener, "listener");
       return this;
     }
 
-    /** Runs once per message parked as DEAD; nothing when not set. */
+    /**
+     * Runs once per message parked as DEAD; nothing when not set.
+     *
+     * @param deadLetterHandler the handler
+     * @return this builder
+     * @throws InvalidArgumentException if {@code deadLetterHandler} is null
+     */
     public Builder deadLetterHandler(DeadLetterHandler deadLetterHandler) {
       this.deadLetterHandler = Identifiers.requireValue(deadLetterHandler, "deadLetterHandler");
       return this;
@@ -506,6 +553,10 @@ public final class IdempotentConsumer implements AutoCloseable {
     /**
      * Runs lease renewals when a heartbeat is configured. When not set, the consumer starts one
      * daemon thread of its own and stops it on {@link IdempotentConsumer#close()}.
+     *
+     * @param scheduler the scheduler for renewals, not shut down by the consumer; null to use the
+     *     consumer's own thread
+     * @return this builder
      */
     public Builder heartbeatScheduler(ScheduledExecutorService scheduler) {
       this.heartbeatScheduler = scheduler;
@@ -516,6 +567,10 @@ public final class IdempotentConsumer implements AutoCloseable {
      * The consumer's own clock, used only to time-stamp {@link InboxEvent}s. Leases, retry times
      * and retention are always measured by the store's clock, so a skewed host clock cannot steal a
      * live lease. Default: the system UTC clock.
+     *
+     * @param clock the clock for event time stamps
+     * @return this builder
+     * @throws InvalidArgumentException if {@code clock} is null
      */
     public Builder clock(Clock clock) {
       return clock((InstantSource) clock);
@@ -524,6 +579,10 @@ public final class IdempotentConsumer implements AutoCloseable {
     /**
      * As {@link #clock(Clock)}, for any {@link InstantSource} (only {@link InstantSource#instant()}
      * is read; no zone is needed).
+     *
+     * @param clock the source of event time stamps
+     * @return this builder
+     * @throws InvalidArgumentException if {@code clock} is null
      */
     public Builder clock(InstantSource clock) {
       this.clock = Identifiers.requireValue(clock, "clock");
@@ -531,7 +590,11 @@ public final class IdempotentConsumer implements AutoCloseable {
     }
 
     /**
-     * @throws InvalidConfigurationException if no handler was given
+     * Builds the consumer.
+     *
+     * @return the consumer, open and ready to {@link IdempotentConsumer#consume}
+     * @throws InvalidConfigurationException unless exactly one of {@link #handler} and {@link
+     *     #effect} was given
      */
     public IdempotentConsumer build() {
       if ((handler == null) == (effect == null)) {

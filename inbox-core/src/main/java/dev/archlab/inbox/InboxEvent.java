@@ -87,7 +87,20 @@ public record InboxEvent(
     COMPLETION_FAILED
   }
 
+  /**
+   * Checks the required components.
+   *
+   * @param kind what happened
+   * @param consumer the consumer name
+   * @param messageId the message id; null for {@link Kind#PRUNED}
+   * @param attempts the record's attempt number when it happened; 0 when not applicable
+   * @param error the failure for FAILED, DEAD, LEASE_LOST and COMPLETION_FAILED; else null
+   * @param count records deleted, for PRUNED; else 0
+   * @param at when the consumer saw it happen, by the consumer's own clock
+   * @throws NullPointerException if {@code kind}, {@code consumer} or {@code at} is null
+   */
   public InboxEvent {
+
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(consumer, "consumer");
     Objects.requireNonNull(at, "at");

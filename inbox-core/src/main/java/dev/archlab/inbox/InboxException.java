@@ -8,11 +8,23 @@ package dev.archlab.inbox;
 public class InboxException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what went wrong, for the caller and the log
+   */
   public InboxException(String message) {
     super(message);
   }
 
+  /**
+   * Creates the exception with its cause.
+   *
+   * @param message what went wrong, for the caller and the log
+   * @param cause the underlying failure
+   */
   public InboxException(String message, Throwable cause) {
+
     super(message, cause);
   }
 }

@@ -11,5 +11,10 @@ public interface InboxListener {
   /** A listener that ignores everything. */
   InboxListener NOOP = event -> {};
 
+  /**
+   * Receives one event.
+   *
+   * @param event what happened
+   */
   void onEvent(InboxEvent event);
 }

@@ -42,6 +42,23 @@ public record InboxRecord(
   /** Largest result a store must accept. */
   public static final int MAX_RESULT_BYTES = 64 * 1024;
 
+  /**
+   * Validates the snapshot and copies {@code result}, so the record stays immutable.
+   *
+   * @param consumer the logical consumer name
+   * @param messageId the producer-made message id
+   * @param state PROCESSING, DONE or DEAD
+   * @param attempts how many times the message was claimed, at least 1
+   * @param leaseUntil end of the lease or retry time; required in state PROCESSING
+   * @param createdAt when the first claim inserted the record
+   * @param updatedAt when the record last changed
+   * @param lastError the last failure; null if none
+   * @param payloadHash hex fingerprint of the first delivery's payload; null when not recorded
+   * @param result bytes kept for answering duplicates; null when none
+   * @throws NullPointerException if a key, the state, a timestamp, or in state PROCESSING the lease
+   *     end is null
+   * @throws InvalidArgumentException if {@code attempts} is below 1
+   */
   public InboxRecord {
     Objects.requireNonNull(consumer, "consumer");
     Objects.requireNonNull(messageId, "messageId");
@@ -57,13 +74,21 @@ public record InboxRecord(
     result = result == null ? null : result.clone();
   }
 
-  /** The bytes kept for duplicates, as a copy. */
+  /**
+   * The bytes kept for duplicates, as a copy.
+   *
+   * @return a fresh copy of the kept result, or null when none
+   */
   @Override
   public byte[] result() {
     return result == null ? null : result.clone();
   }
 
-  /** The kept result, if any, as a copy. */
+  /**
+   * The kept result, if any, as a copy.
+   *
+   * @return a fresh copy of the kept result, or empty when none
+   */
   public Optional<byte[]> keptResult() {
     return Optional.ofNullable(result());
   }
@@ -71,6 +96,16 @@ public record InboxRecord(
   /**
    * This record after a transition: a new state, attempt count, lease end, update time and last
    * error; key, creation time, payload hash and result stay as they are.
+   *
+   * @param newState the state after the transition
+   * @param newAttempts the attempt count after the transition
+   * @param newLeaseUntil the lease end or retry time after it; may be null unless PROCESSING
+   * @param newUpdatedAt when the transition happened, in the store's clock
+   * @param newLastError the last error after it; null for none
+   * @return a new record; this one is unchanged
+   * @throws NullPointerException if {@code newState} or {@code newUpdatedAt} is null, or {@code
+   *     newLeaseUntil} is null for PROCESSING
+   * @throws InvalidArgumentException if {@code newAttempts} is below 1
    */
   public InboxRecord transitioned(
       RecordState newState,
@@ -91,13 +126,22 @@ public record InboxRecord(
         result);
   }
 
-  /** The claim this record represents, meaningful only while it is PROCESSING. */
+  /**
+   * The claim this record represents, meaningful only while it is PROCESSING.
+   *
+   * @return a claim with this key, the attempt count as fencing token and the lease end
+   * @throws NullPointerException if the record has no lease end (it is not PROCESSING)
+   */
   public Claim toClaim() {
     return new Claim(consumer, messageId, attempts, leaseUntil);
   }
 
   /**
    * Cuts an error text to {@link #MAX_ERROR_LENGTH} characters, never splitting a surrogate pair.
+   *
+   * @param error the text to bound; may be null
+   * @return {@code error} itself when null or short enough, else its first {@link
+   *     #MAX_ERROR_LENGTH} characters (one fewer if the last would be a lone high surrogate)
    */
   public static String boundError(String error) {
     if (error == null || error.length() <= MAX_ERROR_LENGTH) {

@@ -21,7 +21,13 @@ package dev.archlab.inbox;
 public class InvalidArgumentException extends InboxException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what was refused and why, naming the parameter or setting and the value given
+   */
   public InvalidArgumentException(String message) {
+
     super(message);
   }
 }

@@ -7,7 +7,13 @@ package dev.archlab.inbox;
 public class InvalidConfigurationException extends InvalidArgumentException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what was refused and why, naming the parameter or setting and the value given
+   */
   public InvalidConfigurationException(String message) {
+
     super(message);
   }
 }

@@ -9,10 +9,22 @@ package dev.archlab.inbox;
 public class LeaseLostException extends InboxException {
   private static final long serialVersionUID = 1L;
 
+  /** The stale claim that was refused. */
   private final Claim claim;
+
+  /** The record's state at refusal. */
   private final RecordState currentState;
+
+  /** The record's attempt count at refusal. */
   private final int currentAttempts;
 
+  /**
+   * Creates the exception for a refused claim.
+   *
+   * @param claim the stale claim that was refused
+   * @param currentState the state the record had when the claim was refused
+   * @param currentAttempts the attempts (current fencing token) the record had then
+   */
   public LeaseLostException(Claim claim, RecordState currentState, int currentAttempts) {
     super(
         "lease lost for message '"
@@ -30,17 +42,29 @@ public class LeaseLostException extends InboxException {
     this.currentAttempts = currentAttempts;
   }
 
-  /** The stale claim that was refused. */
+  /**
+   * The stale claim that was refused.
+   *
+   * @return the claim as the caller presented it
+   */
   public Claim claim() {
     return claim;
   }
 
-  /** The state the record had when the claim was refused. */
+  /**
+   * The state the record had when the claim was refused.
+   *
+   * @return the record's state at refusal
+   */
   public RecordState currentState() {
     return currentState;
   }
 
-  /** The attempts (current fencing token) the record had when the claim was refused. */
+  /**
+   * The attempts (current fencing token) the record had when the claim was refused.
+   *
+   * @return the record's attempt count at refusal
+   */
   public int currentAttempts() {
     return currentAttempts;
   }

@@ -28,6 +28,13 @@ public record Message(String id, String topic, byte[] payload, Map<String, Strin
   private static final byte[] EMPTY = new byte[0];
 
   /**
+   * Validates the id and makes immutable copies: a null topic becomes empty, a null payload an
+   * empty array, null headers an empty map.
+   *
+   * @param id the producer-made id
+   * @param topic where it came from; null is taken as empty
+   * @param payload the body, copied; null is taken as empty
+   * @param headers broker headers, copied; null is taken as none
    * @throws InvalidMessageIdException if the id is null, blank, too long or not storable
    */
   public Message {
@@ -92,17 +99,35 @@ public record Message(String id, String topic, byte[] payload, Map<String, Strin
     return sb.toString();
   }
 
-  /** A message with only an id. */
+  /**
+   * A message with only an id.
+   *
+   * @param id the producer-made id
+   * @return a message with an empty topic, payload and headers
+   * @throws InvalidMessageIdException if the id is null, blank, too long or not storable
+   */
   public static Message of(String id) {
     return new Message(id, "", EMPTY, Map.of());
   }
 
-  /** A message with an id, a topic and a payload. */
+  /**
+   * A message with an id, a topic and a payload.
+   *
+   * @param id the producer-made id
+   * @param topic where it came from; null is taken as empty
+   * @param payload the body, copied; null is taken as empty
+   * @return a message with no headers
+   * @throws InvalidMessageIdException if the id is null, blank, too long or not storable
+   */
   public static Message of(String id, String topic, byte[] payload) {
     return new Message(id, topic, payload, Map.of());
   }
 
-  /** The payload, as a copy. */
+  /**
+   * The payload, as a copy.
+   *
+   * @return a fresh copy of the body, never null
+   */
   @Override
   public byte[] payload() {
     return payload.clone();

@@ -12,5 +12,13 @@ package dev.archlab.inbox;
 @FunctionalInterface
 public interface MessageHandler {
 
+  /**
+   * Runs the business effect of one message while this instance holds its claim.
+   *
+   * @param message the delivered message
+   * @param attempt the claimed attempt: its number, lease, extension and result keeping
+   * @throws Exception if the effect did not happen; the attempt is recorded as failed and the
+   *     message is retried or parked as DEAD by the retry policy
+   */
   void handle(Message message, Attempt attempt) throws Exception;
 }

@@ -45,6 +45,19 @@ public record Outcome(
     DEAD
   }
 
+  /**
+   * Checks the required components, defaults a missing {@code retryAfter} to zero and copies {@code
+   * storedResult}, so the outcome stays immutable.
+   *
+   * @param status the kind of outcome
+   * @param messageId the message id
+   * @param attempts the record's attempt number
+   * @param retryAfter the retry hint; null is taken as zero
+   * @param retryAt the earliest retry or lease end in the store's clock; null when not applicable
+   * @param error what the handler threw; null when not applicable
+   * @param storedResult the result kept with the record; null when none
+   * @throws NullPointerException if {@code status} or {@code messageId} is null
+   */
   public Outcome {
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(messageId, "messageId");
@@ -52,22 +65,41 @@ public record Outcome(
     storedResult = storedResult == null ? null : storedResult.clone();
   }
 
-  /** True for APPLIED, DUPLICATE and DEAD: the broker may forget this delivery. */
+  /**
+   * True for APPLIED, DUPLICATE and DEAD: the broker may forget this delivery.
+   *
+   * @return whether to acknowledge the delivery; false means have it redelivered
+   */
   public boolean shouldAcknowledge() {
     return status == Status.APPLIED || status == Status.DUPLICATE || status == Status.DEAD;
   }
 
-  /** The result kept by the first successful run, as a copy. */
+  /**
+   * The result kept by the first successful run, as a copy.
+   *
+   * @return a fresh copy of the kept result, or empty when none
+   */
   public Optional<byte[]> result() {
     return Optional.ofNullable(storedResult == null ? null : storedResult.clone());
   }
 
+  /**
+   * The result kept with the record, as a copy.
+   *
+   * @return a fresh copy of the kept result, or null when none
+   */
   @Override
   public byte[] storedResult() {
     return storedResult == null ? null : storedResult.clone();
   }
 
-  /** An outcome that reports {@code record} as it is, with no retry hint and no error. */
+  /**
+   * An outcome that reports {@code record} as it is, with no retry hint and no error.
+   *
+   * @param status the kind of outcome
+   * @param record the record whose id, attempts and kept result the outcome reports
+   * @return the outcome
+   */
   public static Outcome of(Status status, InboxRecord record) {
     return new Outcome(
         status, record.messageId(), record.attempts(), Duration.ZERO, null, null, record.result());

@@ -8,9 +8,18 @@ package dev.archlab.inbox;
 public class PayloadMismatchException extends InboxException {
   private static final long serialVersionUID = 1L;
 
+  /** The consumer the message was delivered to. */
   private final String consumer;
+
+  /** The id that arrived with a different payload. */
   private final String messageId;
 
+  /**
+   * Creates the exception for a refused delivery.
+   *
+   * @param consumer the consumer the message was delivered to
+   * @param messageId the id that arrived with a different payload
+   */
   public PayloadMismatchException(String consumer, String messageId) {
     super(
         "message '"
@@ -23,11 +32,22 @@ public class PayloadMismatchException extends InboxException {
     this.messageId = messageId;
   }
 
+  /**
+   * The consumer the message was delivered to.
+   *
+   * @return the consumer name
+   */
   public String consumer() {
     return consumer;
   }
 
+  /**
+   * The id that arrived with a different payload.
+   *
+   * @return the message id
+   */
   public String messageId() {
+
     return messageId;
   }
 }

@@ -37,17 +37,31 @@ public final class RetryPolicy {
     this.random = b.random;
   }
 
-  /** 5 attempts, 1 s initial delay, multiplier 2, at most 5 min, jitter 0.2. */
+  /**
+   * 5 attempts, 1 s initial delay, multiplier 2, at most 5 min, jitter 0.2.
+   *
+   * @return the shared default policy
+   */
   public static RetryPolicy ofDefaults() {
     return DEFAULTS;
   }
 
-  /** A builder starting from the defaults. */
+  /**
+   * A builder starting from the defaults.
+   *
+   * @return a new builder
+   */
   public static Builder custom() {
     return new Builder();
   }
 
-  /** A builder starting from {@code base}. */
+  /**
+   * A builder starting from {@code base}.
+   *
+   * @param base the policy whose settings, random source included, the builder starts from
+   * @return a new builder; {@code base} is unchanged
+   * @throws NullPointerException if {@code base} is null
+   */
   public static Builder from(RetryPolicy base) {
     Builder b = new Builder();
     b.maxAttempts = base.maxAttempts;
@@ -59,23 +73,47 @@ public final class RetryPolicy {
     return b;
   }
 
-  /** Attempts (first try included) before a message is parked as DEAD; at least 1. */
+  /**
+   * Attempts (first try included) before a message is parked as DEAD; at least 1.
+   *
+   * @return the attempt limit
+   */
   public int maxAttempts() {
     return maxAttempts;
   }
 
+  /**
+   * Delay after the first failure, before jitter.
+   *
+   * @return a positive duration, at most {@link #maxDelay()}
+   */
   public Duration initialDelay() {
     return initialDelay;
   }
 
+  /**
+   * Growth factor of the delay per further failure.
+   *
+   * @return a finite number, at least 1
+   */
   public double multiplier() {
     return multiplier;
   }
 
+  /**
+   * Upper bound of any delay, jitter included.
+   *
+   * @return a positive duration, at most 365 days
+   */
   public Duration maxDelay() {
     return maxDelay;
   }
 
+  /**
+   * Random spread as a fraction of the delay.
+   *
+   * @return a number in [0, 1]
+   */
   public double jitter() {
     return jitter;
   }
@@ -84,6 +122,9 @@ public final class RetryPolicy {
    * The delay before the next attempt after attempt number {@code failedAttempt} (1-based) failed.
    * Always within {@code [0, maxDelay]}.
    *
+   * @param failedAttempt the number of the attempt that failed, 1-based
+   * @return {@code initialDelay * multiplier^(failedAttempt - 1)}, capped at {@code maxDelay} and
+   *     spread by up to {@code ±jitter} of itself, never above {@code maxDelay}
    * @throws InvalidArgumentException if {@code failedAttempt} is below 1
    */
   public Duration delayAfter(int failedAttempt) {
@@ -98,7 +139,12 @@ public final class RetryPolicy {
     return Duration.ofNanos((long) nanos);
   }
 
-  /** True when a message whose attempt {@code attempt} failed has attempts left. */
+  /**
+   * True when a message whose attempt {@code attempt} failed has attempts left.
+   *
+   * @param attempt the number of the attempt that failed, 1-based
+   * @return whether {@code attempt} is below {@link #maxAttempts()}
+   */
   public boolean hasAttemptsLeftAfter(int attempt) {
     return attempt < maxAttempts;
   }
@@ -129,44 +175,80 @@ public final class RetryPolicy {
 
     private Builder() {}
 
-    /** Attempts before DEAD, first try included. 1 means "never retry". Default 5. */
+    /**
+     * Attempts before DEAD, first try included. 1 means "never retry". Default 5.
+     *
+     * @param maxAttempts the attempt limit; checked by {@link #build()} to be at least 1
+     * @return this builder
+     */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
       return this;
     }
 
-    /** Delay after the first failure. Default 1 s. */
+    /**
+     * Delay after the first failure. Default 1 s.
+     *
+     * @param initialDelay the first delay; checked by {@link #build()} to be positive and at most
+     *     {@code maxDelay}
+     * @return this builder
+     */
     public Builder initialDelay(Duration initialDelay) {
       this.initialDelay = initialDelay;
       return this;
     }
 
-    /** Growth factor per further failure, at least 1. Default 2. */
+    /**
+     * Growth factor per further failure, at least 1. Default 2.
+     *
+     * @param multiplier the factor; checked by {@link #build()} to be finite and at least 1
+     * @return this builder
+     */
     public Builder multiplier(double multiplier) {
       this.multiplier = multiplier;
       return this;
     }
 
-    /** Upper bound of any delay. Default 5 min. */
+    /**
+     * Upper bound of any delay. Default 5 min.
+     *
+     * @param maxDelay the bound; checked by {@link #build()} to be positive, at most 365 days and
+     *     not shorter than {@code initialDelay}
+     * @return this builder
+     */
     public Builder maxDelay(Duration maxDelay) {
       this.maxDelay = maxDelay;
       return this;
     }
 
-    /** Random spread as a fraction of the delay, in [0, 1]. 0 makes delays exact. Default 0.2. */
+    /**
+     * Random spread as a fraction of the delay, in [0, 1]. 0 makes delays exact. Default 0.2.
+     *
+     * @param jitter the fraction; checked by {@link #build()} to be within [0, 1]
+     * @return this builder
+     */
     public Builder jitter(double jitter) {
       this.jitter = jitter;
       return this;
     }
 
-    /** Source of uniform numbers in [0, 1) for the jitter; for deterministic tests. */
+    /**
+     * Source of uniform numbers in [0, 1) for the jitter; for deterministic tests.
+     *
+     * @param random the source; checked by {@link #build()} to be non-null
+     * @return this builder
+     */
     public Builder random(DoubleSupplier random) {
       this.random = random;
       return this;
     }
 
     /**
+     * Builds the policy after checking every setting.
+     *
+     * @return the immutable policy
      * @throws InvalidConfigurationException naming the first bad setting
+     * @throws NullPointerException if the random source is null
      */
     public RetryPolicy build() {
       if (maxAttempts < 1) {

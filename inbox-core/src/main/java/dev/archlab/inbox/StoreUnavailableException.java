@@ -8,7 +8,14 @@ package dev.archlab.inbox;
 public class StoreUnavailableException extends InboxException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what could not be done, naming the store operation
+   * @param cause the driver's or pool's failure
+   */
   public StoreUnavailableException(String message, Throwable cause) {
+
     super(message, cause);
   }
 }

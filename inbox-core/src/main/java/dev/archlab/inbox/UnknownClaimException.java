@@ -7,7 +7,14 @@ package dev.archlab.inbox;
 public class UnknownClaimException extends InboxException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception for a claim the store never issued.
+   *
+   * @param claim the claim that was refused
+   * @param why what the store found instead, appended to the message
+   */
   public UnknownClaimException(Claim claim, String why) {
+
     super(
         "unknown claim for message '"
             + claim.messageId()

@@ -193,12 +193,22 @@ public final class MemoryInboxStore implements InboxStore {
     this(Clock.systemUTC());
   }
 
-  /** A store whose leases and timestamps follow {@code clock}. */
+  /**
+   * A store whose leases and timestamps follow {@code clock}.
+   *
+   * @param clock the store's clock
+   * @throws NullPointerException if {@code clock} is null
+   */
   public MemoryInboxStore(Clock clock) {
     this((InstantSource) clock);
   }
 
-  /** A store whose leases and timestamps follow {@code clock}. */
+  /**
+   * A store whose leases and timestamps follow {@code clock}.
+   *
+   * @param clock the store's clock; only {@link InstantSource#instant()} is read
+   * @throws NullPointerException if {@code clock} is null
+   */
   public MemoryInboxStore(InstantSource clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
@@ -386,7 +396,11 @@ public final class MemoryInboxStore implements InboxStore {
     return clock.instant();
   }
 
-  /** Number of records held, for tests and gauges. */
+  /**
+   * Number of records held, for tests and gauges.
+   *
+   * @return the records of every consumer and state, capped at {@link Integer#MAX_VALUE}
+   */
   public int size() {
     long total = 0;
     for (ConcurrentHashMap<String, Slot> slots : byConsumer.values()) {

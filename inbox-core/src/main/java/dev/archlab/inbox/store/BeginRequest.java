@@ -24,6 +24,12 @@ public record BeginRequest(
   /**
    * Validates every component.
    *
+   * @param consumer the logical consumer name
+   * @param messageId the producer-made id
+   * @param lease how long the claim excludes others; must be positive
+   * @param maxAttempts the attempt limit of a takeover; at least 1
+   * @param payloadHash fingerprint of the payload; null to skip the check
+   * @throws NullPointerException if {@code lease} is null
    * @throws InvalidArgumentException if the lease is not positive or maxAttempts is below 1 (ids
    *     and names: their own subclasses of it)
    */

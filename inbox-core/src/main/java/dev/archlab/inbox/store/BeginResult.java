@@ -43,13 +43,25 @@ public record BeginResult(Kind kind, InboxRecord record, Instant storeTime) {
     DIED
   }
 
+  /**
+   * Checks that every component is present.
+   *
+   * @param kind the decision
+   * @param record the record after the decision
+   * @param storeTime the store's "now" used for the decision
+   * @throws NullPointerException if any component is null
+   */
   public BeginResult {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(record, "record");
     Objects.requireNonNull(storeTime, "storeTime");
   }
 
-  /** True when the caller owns the message now and must run the effect. */
+  /**
+   * True when the caller owns the message now and must run the effect.
+   *
+   * @return whether the kind is CLAIMED, TAKEN_OVER or RETRIED
+   */
   public boolean claimed() {
     return kind == Kind.CLAIMED || kind == Kind.TAKEN_OVER || kind == Kind.RETRIED;
   }
@@ -57,6 +69,7 @@ public record BeginResult(Kind kind, InboxRecord record, Instant storeTime) {
   /**
    * The claim to run the effect under.
    *
+   * @return the record's claim: its key, attempts as fencing token and lease end
    * @throws IllegalStateException if this result is not a claim
    */
   public Claim claim() {
@@ -66,7 +79,12 @@ public record BeginResult(Kind kind, InboxRecord record, Instant storeTime) {
     return record.toClaim();
   }
 
-  /** For IN_FLIGHT: how long until the lease or retry time passes, never negative. */
+  /**
+   * For IN_FLIGHT: how long until the lease or retry time passes, never negative.
+   *
+   * @return the time from {@code storeTime} to the record's lease end, or zero when it has none or
+   *     it has passed
+   */
   public Duration retryAfter() {
     if (record.leaseUntil() == null || !record.leaseUntil().isAfter(storeTime)) {
       return Duration.ZERO;
@@ -74,7 +92,17 @@ public record BeginResult(Kind kind, InboxRecord record, Instant storeTime) {
     return Duration.between(storeTime, record.leaseUntil());
   }
 
+  /**
+   * Same as the constructor.
+   *
+   * @param kind the decision
+   * @param record the record after the decision
+   * @param storeTime the store's "now" used for the decision
+   * @return the result
+   * @throws NullPointerException if any argument is null
+   */
   public static BeginResult of(Kind kind, InboxRecord record, Instant storeTime) {
+
     return new BeginResult(kind, record, storeTime);
   }
 }

@@ -18,7 +18,13 @@ import dev.archlab.inbox.LeaseLostException;
 public interface ClaimedEffect {
 
   /**
+   * Runs the effect of the claimed message and records it DONE, following the contract above.
+   *
+   * @param run the claimed message, its attempt, and the hook to call when the handler returned
    * @return the record after it became DONE
+   * @throws Exception what the handler threw (before {@link ClaimedRun#handlerReturned()}: a
+   *     handler failure, retried), a {@link LeaseLostException} if the fenced completion was
+   *     refused, or a failure to record DONE (after the hook)
    */
   InboxRecord runAndComplete(ClaimedRun run) throws Exception;
 }

@@ -7,9 +7,18 @@ import dev.archlab.inbox.Message;
 /** A message this instance has claimed, handed to a {@link ClaimedEffect}. Thread-safe. */
 public interface ClaimedRun {
 
+  /**
+   * The claimed message.
+   *
+   * @return the message as delivered
+   */
   Message message();
 
-  /** The attempt to hand to the business handler. */
+  /**
+   * The attempt to hand to the business handler.
+   *
+   * @return the attempt under this run's claim
+   */
   Attempt attempt();
 
   /**
@@ -21,6 +30,10 @@ public interface ClaimedRun {
    */
   Claim handlerReturned();
 
-  /** The result the handler asked to keep with the record, or null. */
+  /**
+   * The result the handler asked to keep with the record, or null.
+   *
+   * @return the bytes given to {@link Attempt#keepResult}, or null when none
+   */
   byte[] keptResult();
 }

@@ -69,15 +69,28 @@ public abstract class InboxStoreContractTest {
 
   private StoreFixture fixture;
 
-  /** A fresh, empty store. Called before every test; closed after it. */
+  /**
+   * A fresh, empty store. Called before every test; closed after it.
+   *
+   * @return a new fixture whose store holds no records
+   * @throws Exception if the store could not be set up; the test fails with it
+   */
   protected abstract StoreFixture newFixture() throws Exception;
 
-  /** Distinct ids in the stress test; a slow store may lower it. */
+  /**
+   * Distinct ids in the stress test; a slow store may lower it.
+   *
+   * @return the id count, 2000 by default
+   */
   protected int stressMessageCount() {
     return 2_000;
   }
 
-  /** Worker threads in the concurrency tests; a pooled store should have at least this many. */
+  /**
+   * Worker threads in the concurrency tests; a pooled store should have at least this many.
+   *
+   * @return the thread count, 8 by default
+   */
   protected int workerThreads() {
     return 8;
   }
@@ -94,19 +107,42 @@ public abstract class InboxStoreContractTest {
     }
   }
 
+  /**
+   * The store of the current test's fixture.
+   *
+   * @return the store under test
+   */
   protected final InboxStore store() {
     return fixture.store();
   }
 
+  /**
+   * Moves the store's clock forward through the fixture.
+   *
+   * @param duration how far to move
+   */
   protected final void advance(Duration duration) {
     fixture.advanceTime(duration);
   }
 
-  /** A consumer on the fixture's store with a deterministic retry policy (1 s, 2 s, 4 s ...). */
+  /**
+   * A consumer on the fixture's store with a deterministic retry policy (1 s, 2 s, 4 s ...).
+   *
+   * @param name the consumer name
+   * @param handler the business effect
+   * @return a builder with {@link #config config(5)} set, ready to build or adjust
+   */
   protected final IdempotentConsumer.Builder consumer(String name, MessageHandler handler) {
     return IdempotentConsumer.builder(name, store()).handler(handler).config(config(5).build());
   }
 
+  /**
+   * Settings with the {@link #LEASE} and a jitter-free retry policy: 1 s after the first failure,
+   * doubling, at most 1 min.
+   *
+   * @param maxAttempts attempts before a message is parked as DEAD
+   * @return a builder with those settings
+   */
   protected static InboxConfig.Builder config(int maxAttempts) {
     return InboxConfig.custom()
         .lease(LEASE)
@@ -120,10 +156,25 @@ public abstract class InboxStoreContractTest {
                 .build());
   }
 
+  /**
+   * Begins message {@code id} for {@link #CONSUMER} with 5 attempts, the {@link #LEASE} and no
+   * payload hash.
+   *
+   * @param id the message id
+   * @return the store's decision
+   */
   protected final BeginResult begin(String id) {
     return begin(CONSUMER, id, 5);
   }
 
+  /**
+   * Begins message {@code id} for {@code consumer} with the {@link #LEASE} and no payload hash.
+   *
+   * @param consumer the consumer name
+   * @param id the message id
+   * @param maxAttempts the attempt limit of a takeover
+   * @return the store's decision
+   */
   protected final BeginResult begin(String consumer, String id, int maxAttempts) {
     return store().begin(new BeginRequest(consumer, id, LEASE, maxAttempts, null));
   }
@@ -796,7 +847,11 @@ public abstract class InboxStoreContractTest {
         .containsExactly(2, 2, 1);
   }
 
-  /** Ids that must be refused, each with a description for assertion messages. */
+  /**
+   * Ids that must be refused, each with a description for assertion messages.
+   *
+   * @return description to id, in a stable order; one id is null
+   */
   protected static Map<String, String> invalidIds() {
     Map<String, String> bad = new java.util.LinkedHashMap<>();
     bad.put("null", null);
@@ -819,7 +874,11 @@ public abstract class InboxStoreContractTest {
     return bad;
   }
 
-  /** Ids that look dangerous or unusual but are valid and must round-trip exactly. */
+  /**
+   * Ids that look dangerous or unusual but are valid and must round-trip exactly.
+   *
+   * @return the ids
+   */
   protected static List<String> unusualValidIds() {
     return List.of(
         "'; DROP TABLE inbox; --",
@@ -1211,6 +1270,14 @@ public abstract class InboxStoreContractTest {
   /**
    * Runs {@code task} on {@code workers} threads released at the same moment and returns their
    * results in submission order, each waited for at most 30 s.
+   *
+   * @param <T> the task's result type
+   * @param workers how many threads run the task
+   * @param task what each thread runs
+   * @return the results, one per worker, in submission order
+   * @throws Exception if a task threw (wrapped in an {@link
+   *     java.util.concurrent.ExecutionException}) or did not finish within 30 s ({@link
+   *     java.util.concurrent.TimeoutException})
    */
   protected static <T> List<T> race(int workers, Callable<T> task) throws Exception {
     CountDownLatch start = new CountDownLatch(1);

@@ -74,13 +74,19 @@ public abstract class InboxStoreModelTest {
   /** The first seed of a run (1 by default): {@code -Dinbox.model.firstSeed=S}. */
   public static final String FIRST_SEED_PROPERTY = "inbox.model.firstSeed";
 
-  /** A fresh, empty store for one sequence. Closed when the sequence ends. */
+  /**
+   * A fresh, empty store for one sequence. Closed when the sequence ends.
+   *
+   * @return a new fixture whose store holds no records
+   */
   protected abstract StoreFixture newFixture();
 
   /**
    * Whether the store's clock moves on its own between actions, like a database's {@code now()},
    * instead of standing still until {@link StoreFixture#advanceTime} moves it. {@code false} by
    * default; see the class description for how each kind is tested.
+   *
+   * @return true for a store whose clock moves on its own
    */
   protected boolean storeClockMovesOnItsOwn() {
     return false;
@@ -90,6 +96,8 @@ public abstract class InboxStoreModelTest {
    * Whether every record is compared after every action ({@code true}, the default) or only after
    * the last one. A slow store may turn this off; the answers of the actions are still compared at
    * every step.
+   *
+   * @return true to compare every record after every action
    */
   protected boolean compareAllRecordsAfterEveryAction() {
     return true;
@@ -98,6 +106,8 @@ public abstract class InboxStoreModelTest {
   /**
    * How many seeds a run checks unless {@code -Dinbox.model.seeds} says otherwise; 200 by default.
    * A slow store may return fewer; keep at least 50 or so, for the coverage check.
+   *
+   * @return the seed count
    */
   protected int seeds() {
     return 200;

@@ -20,10 +20,17 @@ public final class MutableClock extends Clock {
   private final AtomicReference<Instant> now;
   private final ZoneId zone;
 
+  /** A UTC clock standing at {@link #DEFAULT_START}. */
   public MutableClock() {
     this(DEFAULT_START);
   }
 
+  /**
+   * A UTC clock standing at {@code start}.
+   *
+   * @param start the instant the clock shows until it is moved
+   * @throws NullPointerException if {@code start} is null
+   */
   public MutableClock(Instant start) {
     this(new AtomicReference<>(Objects.requireNonNull(start, "start")), ZoneOffset.UTC);
   }
@@ -33,12 +40,23 @@ public final class MutableClock extends Clock {
     this.zone = zone;
   }
 
-  /** Moves the clock forward (or back, for a negative duration). */
+  /**
+   * Moves the clock forward (or back, for a negative duration).
+   *
+   * @param duration how far to move; every view made by {@link #withZone} moves with it
+   */
   public void advance(Duration duration) {
     now.updateAndGet(t -> t.plus(duration));
   }
 
+  /**
+   * Sets the clock to {@code instant}, which may be before the current one.
+   *
+   * @param instant the instant the clock shows from now on
+   * @throws NullPointerException if {@code instant} is null
+   */
   public void set(Instant instant) {
+
     now.set(Objects.requireNonNull(instant, "instant"));
   }
 

@@ -10,13 +10,25 @@ import java.time.Duration;
  */
 public interface StoreFixture extends AutoCloseable {
 
-  /** The store under test; empty when the fixture is created. */
+  /**
+   * The store under test; empty when the fixture is created.
+   *
+   * @return the same store on every call
+   */
   InboxStore store();
 
-  /** Moves the store's notion of "now" forward by {@code duration}. */
+  /**
+   * Moves the store's notion of "now" forward by {@code duration}.
+   *
+   * @param duration how far to move the clock forward
+   */
   void advanceTime(Duration duration);
 
-  /** Releases what the fixture opened (connections, tables). */
+  /**
+   * Releases what the fixture opened (connections, tables). Does nothing by default.
+   *
+   * @throws Exception if releasing failed; the test that used the fixture fails with it
+   */
   @Override
   default void close() throws Exception {}
 }
