@@ -24,14 +24,17 @@ final class SchemaInstaller {
   /** What the catalog says is there. */
   private record Found(boolean table, boolean index) {}
 
-  private final JdbcInboxStore store;
+  private final JdbcRunner jdbc;
+  private final InboxSchema schema;
   private final TableName table;
   private final Duration lockTimeout;
   private final Duration creationTimeout;
 
-  SchemaInstaller(JdbcInboxStore store, Duration lockTimeout, Duration creationTimeout) {
-    this.store = store;
-    this.table = store.table();
+  SchemaInstaller(
+      JdbcRunner jdbc, InboxSchema schema, Duration lockTimeout, Duration creationTimeout) {
+    this.jdbc = jdbc;
+    this.schema = schema;
+    this.table = jdbc.table();
     this.lockTimeout = lockTimeout;
     this.creationTimeout = creationTimeout;
   }
@@ -75,14 +78,14 @@ final class SchemaInstaller {
         continue;
       }
       if (kind != SqlErrorKind.OTHER && kind != SqlErrorKind.UNIQUE_VIOLATION) {
-        throw store.translate("create schema", failure);
+        throw jdbc.translate("create schema", failure);
       }
       // Another process may have created the same object between the check and the DDL (its
       // catalog row then clashes with ours). Only if the object is there now is that harmless.
       Found after = inspect();
       boolean createdByOther = found.table() ? after.index() : after.table();
       if (!createdByOther) {
-        throw store.translate("create schema", failure);
+        throw jdbc.translate("create schema", failure);
       }
       LOG.log(
           System.Logger.Level.INFO,
@@ -93,11 +96,11 @@ final class SchemaInstaller {
   /** Reads the catalog on a pooled connection; refuses a schema qualifier that does not exist. */
   private Found inspect() {
     String namespace = table.schemaName();
-    return store.run(
+    return jdbc.run(
         "check schema",
         false,
         c -> {
-          JdbcDialect d = store.dialect(c);
+          JdbcDialect d = jdbc.dialect(c);
           if (namespace != null && !d.namespaceExists(c, namespace)) {
             throw new SchemaMissingException(
                 "inbox table '"
@@ -119,7 +122,7 @@ final class SchemaInstaller {
 
   /** The shipped table DDL (first statement of the shipped script) for this table. */
   private String createTableSql() {
-    List<String> statements = JdbcInboxStore.splitStatements(store.schemaSql());
+    List<String> statements = InboxSchema.splitStatements(schema.ddl());
     return statements.get(0);
   }
 
@@ -129,8 +132,8 @@ final class SchemaInstaller {
 
   /** Runs {@code ddl} with the dialect's lock timeout; returns its failure, or null. */
   private SQLException tryDdl(String ddl) {
-    try (Connection c = store.dataSource().getConnection()) {
-      LockTimeoutPlan plan = store.dialect(c).ddlLockTimeout(lockTimeout);
+    try (Connection c = jdbc.dataSource().getConnection()) {
+      LockTimeoutPlan plan = jdbc.dialect(c).ddlLockTimeout(lockTimeout);
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try (Statement st = c.createStatement()) {
@@ -167,7 +170,7 @@ final class SchemaInstaller {
 
   private SqlErrorKind kindOf(SQLException e) {
     try {
-      return store.dialect().classify(e);
+      return jdbc.statements().dialect.classify(e);
     } catch (InboxException unknown) {
       return SqlErrorKind.OTHER;
     }

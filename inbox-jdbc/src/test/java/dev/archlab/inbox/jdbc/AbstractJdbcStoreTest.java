@@ -857,7 +857,7 @@ abstract class AbstractJdbcStoreTest {
                 return null;
               });
       long t0 = System.nanoTime();
-      long pruned = batched.prune(null, before, totals::add);
+      long pruned = batched.admin().prune(null, before, totals::add);
       long pruneNanos = System.nanoTime() - t0;
       pruneDone.countDown();
       claims.get(60, TimeUnit.SECONDS);
@@ -900,7 +900,7 @@ abstract class AbstractJdbcStoreTest {
       claimer.shutdownNow();
     }
     // What is left of consumer 'old' is exactly the ids applied again, and nothing is prunable.
-    assertThat(store.countPrunable(null, before)).isZero();
+    assertThat(store.admin().countPrunable(null, before)).isZero();
     assertThat(store.list(RecordState.DONE, "old", rows)).hasSize(oldAppliedAgain.get());
     assertThat(store.list(RecordState.DONE, "live", 10)).isNotEmpty();
   }
