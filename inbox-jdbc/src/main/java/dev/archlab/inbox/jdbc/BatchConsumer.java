@@ -305,14 +305,14 @@ public final class BatchConsumer implements AutoCloseable {
           tx.rollback(e);
           return new Ran(e, List.of());
         }
-        completions = store.batches().completeBatchOn(c, claims);
+        completions = store.batches.completeBatchOn(c, claims);
         if (completions.stream().allMatch(BatchCompletion::succeeded)) {
           tx.commit();
         } else {
           tx.rollback();
         }
       } catch (SQLException e) {
-        throw store.jdbc().translate("batch consume", e);
+        throw store.jdbc.translate("batch consume", e);
       }
       boolean allDone = completions.stream().allMatch(BatchCompletion::succeeded);
       List<Integer> again = new ArrayList<>();

@@ -57,9 +57,11 @@ public final class JdbcInboxStore implements InboxStore {
 
   private final DataSource dataSource;
   private final TableName table;
-  private final JdbcRunner jdbc;
-  private final InboxTable rows;
-  private final InboxBatches batches;
+  // Package-private: the consumers and TransactionalEffect work on their own connections with
+  // the runner (errors, dialect), the table operations and the batch operations.
+  final JdbcRunner jdbc;
+  final InboxTable rows;
+  final InboxBatches batches;
   private final InboxAdmin admin;
   private final InboxSchema schema;
 
@@ -84,21 +86,6 @@ public final class JdbcInboxStore implements InboxStore {
 
   public DataSource dataSource() {
     return dataSource;
-  }
-
-  /** The JDBC plumbing: connections, retries, error translation, the dialect. */
-  JdbcRunner jdbc() {
-    return jdbc;
-  }
-
-  /** The inbox table's operations on a connection the caller holds. */
-  InboxTable rows() {
-    return rows;
-  }
-
-  /** Batch claims and completions on a connection the caller holds. */
-  InboxBatches batches() {
-    return batches;
   }
 
   /** The operator actions on this store's table: stats, release, retry-dead, prune. */
