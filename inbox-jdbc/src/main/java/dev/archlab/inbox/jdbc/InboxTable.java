@@ -142,15 +142,8 @@ final class InboxTable {
   /**
    * Inserts {@code r}'s key as DONE (attempts 1, no lease) on {@code c} if it is absent, and
    * returns the new record, or null if the key exists. Meant for an open transaction whose commit
-   * also carries the effect; until then the row lock keeps concurrent duplicates waiting.
-   */
-  InboxRecord insertDoneOn(Connection c, BeginRequest r) throws SQLException {
-    return insertDoneOn(c, r, "");
-  }
-
-  /**
-   * {@link #insertDoneOn(Connection, BeginRequest)} with {@code prefix} (a dialect's per-statement
-   * lock timeout, or empty) in front of the insert.
+   * also carries the effect; until then the row lock keeps concurrent duplicates waiting. {@code
+   * prefix} (a dialect's per-statement lock timeout, or empty) goes in front of the insert.
    */
   InboxRecord insertDoneOn(Connection c, BeginRequest r, String prefix) throws SQLException {
     Statements s = jdbc.statements(c);
@@ -288,7 +281,8 @@ final class InboxTable {
   }
 
   InboxRecord readRecord(ResultSet rs) throws SQLException {
-    JdbcDialect d = jdbc.statements().dialect;
+    // Every caller detected the dialect on its connection already: never borrow another here.
+    JdbcDialect d = jdbc.detected().dialect;
     return new InboxRecord(
         rs.getString("consumer"),
         rs.getString("message_id"),

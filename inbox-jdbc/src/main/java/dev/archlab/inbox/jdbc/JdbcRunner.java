@@ -251,6 +251,20 @@ final class JdbcRunner {
     }
   }
 
+  /**
+   * The statements of the dialect already detected, for code that runs only after a call on a
+   * connection detected it; never borrows a connection.
+   *
+   * @throws IllegalStateException if no call has detected the dialect yet
+   */
+  Statements detected() {
+    Statements s = statements;
+    if (s == null) {
+      throw new IllegalStateException("the dialect has not been detected on a connection yet");
+    }
+    return s;
+  }
+
   /** The statements, detecting the dialect on {@code c} (which the caller already holds). */
   Statements statements(Connection c) throws SQLException {
     Statements s = statements;
