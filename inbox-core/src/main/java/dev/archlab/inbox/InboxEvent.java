@@ -81,8 +81,8 @@ public record InboxEvent(
      * The handler returned, but recording DONE failed for a reason other than a lost lease (the
      * store was unreachable, the commit failed): {@code consume} throws, the claim is left to
      * expire and the message runs again after its lease, so an effect outside the store's
-     * transaction may happen twice. This is the observable count of such possible repeats (SPEC
-     * §4); {@link #error()} is the failure.
+     * transaction may happen twice. This is the observable count of such possible repeats
+     * (docs/DESIGN.md §5); {@link #error()} is the failure.
      */
     COMPLETION_FAILED
   }

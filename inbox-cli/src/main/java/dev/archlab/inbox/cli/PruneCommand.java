@@ -65,14 +65,14 @@ final class PruneCommand implements Callable<Integer> {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
       Instant before = store.currentTime().minus(olderThan);
-      long candidates = store.countPrunable(consumer, before);
+      long candidates = store.admin().countPrunable(consumer, before);
       if (dryRun) {
         out.printf("would delete %d DONE record(s) not updated since %s%n", candidates, before);
         return InboxCli.OK;
       }
       Output.Progress progress =
           new Output.Progress(spec.commandLine().getErr(), "pruning", candidates, !noProgress);
-      long deleted = store.prune(consumer, before, progress::update);
+      long deleted = store.admin().prune(consumer, before, progress::update);
       progress.finish();
       out.printf("deleted %d DONE record(s) not updated since %s%n", deleted, before);
       return InboxCli.OK;

@@ -43,7 +43,7 @@ final class ReleaseCommand implements Callable<Integer> {
     try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
-      Optional<InboxRecord> released = store.release(consumer, messageId);
+      Optional<InboxRecord> released = store.admin().release(consumer, messageId);
       if (released.isEmpty()) {
         spec.commandLine()
             .getErr()

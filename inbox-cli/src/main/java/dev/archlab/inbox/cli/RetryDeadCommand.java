@@ -46,7 +46,7 @@ final class RetryDeadCommand implements Callable<Integer> {
     try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
-      long count = store.retryDead(consumer, ids);
+      long count = store.admin().retryDead(consumer, ids);
       spec.commandLine()
           .getOut()
           .printf("%d DEAD record(s) of %s are retryable again%n", count, consumer);

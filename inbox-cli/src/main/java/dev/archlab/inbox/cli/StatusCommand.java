@@ -46,7 +46,7 @@ final class StatusCommand implements Callable<Integer> {
     try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);
-      List<ConsumerStats> stats = store.stats(retention);
+      List<ConsumerStats> stats = store.admin().stats(retention);
       if (stats.isEmpty()) {
         out.println("no records in table " + store.table());
         return InboxCli.OK;

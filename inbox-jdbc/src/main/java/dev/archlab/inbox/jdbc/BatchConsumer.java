@@ -305,14 +305,14 @@ public final class BatchConsumer implements AutoCloseable {
           tx.rollback(e);
           return new Ran(e, List.of());
         }
-        completions = store.completeBatchOn(c, claims);
+        completions = store.batches.completeBatchOn(c, claims);
         if (completions.stream().allMatch(BatchCompletion::succeeded)) {
           tx.commit();
         } else {
           tx.rollback();
         }
       } catch (SQLException e) {
-        throw store.translate("batch consume", e);
+        throw store.jdbc.translate("batch consume", e);
       }
       boolean allDone = completions.stream().allMatch(BatchCompletion::succeeded);
       List<Integer> again = new ArrayList<>();
@@ -420,7 +420,8 @@ public final class BatchConsumer implements AutoCloseable {
         throw new InvalidConfigurationException(
             "batch consumer '"
                 + name
-                + "' never renews leases, so heartbeat() has no effect here: remove it and choose a lease longer than a batch takes");
+                + "' never renews leases, so heartbeat() has no effect here: remove it and choose a"
+                + " lease longer than a batch takes");
       }
       if (handler == null) {
         throw new InvalidConfigurationException(

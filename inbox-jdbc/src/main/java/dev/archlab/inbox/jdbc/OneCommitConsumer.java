@@ -121,7 +121,7 @@ public final class OneCommitConsumer implements AutoCloseable {
         return outcome;
       }
     } catch (SQLException e) {
-      throw store.translate("one-commit consume", e);
+      throw store.jdbc.translate("one-commit consume", e);
     }
     // The handler failed and everything it did, the claim included, is rolled back. Record the
     // attempt in a short transaction of its own, as the lease mode would: claim, then fail.
@@ -146,7 +146,7 @@ public final class OneCommitConsumer implements AutoCloseable {
     BeginResult begun = null;
     try {
       LockTimeoutPlan plan =
-          lockTimeout == null ? null : store.dialect(c).claimLockTimeout(lockTimeout);
+          lockTimeout == null ? null : store.jdbc.dialect(c).claimLockTimeout(lockTimeout);
       if (plan != null) {
         execute(c, plan.before());
       }
@@ -155,9 +155,9 @@ public final class OneCommitConsumer implements AutoCloseable {
         // commit that also carries the business writes, and a rollback takes it back; meanwhile
         // the key's lock keeps concurrent duplicates waiting. One statement instead of claim +
         // DONE.
-        fresh = store.insertDoneOn(c, request, plan == null ? "" : plan.insertPrefix());
+        fresh = store.rows.insertDoneOn(c, request, plan == null ? "" : plan.insertPrefix());
         if (fresh == null) {
-          begun = store.beginOn(c, request, false);
+          begun = store.rows.beginOn(c, request, false);
         }
       } catch (SQLException | RuntimeException e) {
         if (plan != null) {
@@ -170,7 +170,7 @@ public final class OneCommitConsumer implements AutoCloseable {
       }
     } catch (SQLException e) {
       tx.rollback(e);
-      if (store.dialect(c).classify(e) == SqlErrorKind.LOCK_TIMEOUT) {
+      if (store.jdbc.dialect(c).classify(e) == SqlErrorKind.LOCK_TIMEOUT) {
         // Another transaction holds this message and is still running: redeliver later.
         steps.emit(InboxEvent.Kind.IN_FLIGHT, message.id(), 0, null);
         return new Outcome(
@@ -251,9 +251,9 @@ public final class OneCommitConsumer implements AutoCloseable {
     InboxRecord done;
     try {
       if (insertedDone == null) {
-        done = store.completeOn(c, attempt.claim(), attempt.result);
+        done = store.rows.completeOn(c, attempt.claim(), attempt.result);
       } else if (attempt.result != null) {
-        done = store.keepResultOn(c, insertedDone, attempt.result);
+        done = store.rows.keepResultOn(c, insertedDone, attempt.result);
       } else {
         done = insertedDone;
       }
@@ -315,12 +315,12 @@ public final class OneCommitConsumer implements AutoCloseable {
           if (lease == null || lease.isNegative() || lease.isZero()) {
             throw new InvalidArgumentException("lease must be positive, was " + lease);
           }
-          claim = claim.withLeaseUntil(store.currentTimeOn(connection).plus(lease));
+          claim = claim.withLeaseUntil(store.rows.currentTimeOn(connection).plus(lease));
         } else {
           claim = store.extend(connection, claim, lease);
         }
       } catch (SQLException e) {
-        throw store.translate("extend lease", e);
+        throw store.jdbc.translate("extend lease", e);
       }
       return claim.leaseUntil();
     }
@@ -448,7 +448,8 @@ public final class OneCommitConsumer implements AutoCloseable {
         throw new InvalidConfigurationException(
             "one-commit consumer '"
                 + name
-                + "' never renews leases, so heartbeat() has no effect here: remove it from the InboxConfig");
+                + "' never renews leases, so heartbeat() has no effect here: remove it from the"
+                + " InboxConfig");
       }
       if (handler == null) {
         throw new InvalidConfigurationException(
@@ -464,8 +465,9 @@ public final class OneCommitConsumer implements AutoCloseable {
                   + ", was "
                   + lockTimeout);
         }
-        if (store.configuredDialect() != null) {
-          store.configuredDialect().claimLockTimeout(lockTimeout); // refuses early if unsupported
+        if (store.jdbc.configuredDialect() != null) {
+          // Refuses early if the configured dialect cannot bound the claim's lock wait.
+          store.jdbc.configuredDialect().claimLockTimeout(lockTimeout);
         }
       }
       return new OneCommitConsumer(this);

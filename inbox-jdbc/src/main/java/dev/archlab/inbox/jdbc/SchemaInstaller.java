@@ -24,22 +24,25 @@ final class SchemaInstaller {
   /**
    * How often a DDL failure that is neither a lock wait nor a known error kind is tried again while
    * the object is still missing. Concurrent DDL on H2 can fail inside the engine (a general error)
-   * while another session's creation of the same object is not yet visible; a few checks later
-   * the object is there. A failure that persists is reported as it is.
+   * while another session's creation of the same object is not yet visible; a few checks later the
+   * object is there. A failure that persists is reported as it is.
    */
   private static final int MAX_UNEXPLAINED_RETRIES = 3;
 
   /** What the catalog says is there. */
   private record Found(boolean table, boolean index) {}
 
-  private final JdbcInboxStore store;
+  private final JdbcRunner jdbc;
+  private final InboxSchema schema;
   private final TableName table;
   private final Duration lockTimeout;
   private final Duration creationTimeout;
 
-  SchemaInstaller(JdbcInboxStore store, Duration lockTimeout, Duration creationTimeout) {
-    this.store = store;
-    this.table = store.table();
+  SchemaInstaller(
+      JdbcRunner jdbc, InboxSchema schema, Duration lockTimeout, Duration creationTimeout) {
+    this.jdbc = jdbc;
+    this.schema = schema;
+    this.table = jdbc.table();
     this.lockTimeout = lockTimeout;
     this.creationTimeout = creationTimeout;
   }
@@ -84,7 +87,7 @@ final class SchemaInstaller {
         continue;
       }
       if (kind != SqlErrorKind.OTHER && kind != SqlErrorKind.UNIQUE_VIOLATION) {
-        throw store.translate("create schema", failure);
+        throw jdbc.translate("create schema", failure);
       }
       // Another process may have created the same object between the check and the DDL (its
       // catalog row then clashes with ours). Only if the object is there now is that harmless.
@@ -94,7 +97,7 @@ final class SchemaInstaller {
         unexplained++;
         long left = deadline - System.nanoTime();
         if (unexplained > MAX_UNEXPLAINED_RETRIES || left <= 0) {
-          throw store.translate("create schema", failure);
+          throw jdbc.translate("create schema", failure);
         }
         LOG.log(
             System.Logger.Level.INFO,
@@ -117,11 +120,11 @@ final class SchemaInstaller {
   /** Reads the catalog on a pooled connection; refuses a schema qualifier that does not exist. */
   private Found inspect() {
     String namespace = table.schemaName();
-    return store.run(
+    return jdbc.run(
         "check schema",
         false,
         c -> {
-          JdbcDialect d = store.dialect(c);
+          JdbcDialect d = jdbc.dialect(c);
           if (namespace != null && !d.namespaceExists(c, namespace)) {
             throw new SchemaMissingException(
                 "inbox table '"
@@ -143,7 +146,7 @@ final class SchemaInstaller {
 
   /** The shipped table DDL (first statement of the shipped script) for this table. */
   private String createTableSql() {
-    List<String> statements = JdbcInboxStore.splitStatements(store.schemaSql());
+    List<String> statements = InboxSchema.splitStatements(schema.ddl());
     return statements.get(0);
   }
 
@@ -153,8 +156,8 @@ final class SchemaInstaller {
 
   /** Runs {@code ddl} with the dialect's lock timeout; returns its failure, or null. */
   private SQLException tryDdl(String ddl) {
-    try (Connection c = store.dataSource().getConnection()) {
-      LockTimeoutPlan plan = store.dialect(c).ddlLockTimeout(lockTimeout);
+    try (Connection c = jdbc.dataSource().getConnection()) {
+      LockTimeoutPlan plan = jdbc.dialect(c).ddlLockTimeout(lockTimeout);
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try (Statement st = c.createStatement()) {
@@ -191,7 +194,7 @@ final class SchemaInstaller {
 
   private SqlErrorKind kindOf(SQLException e) {
     try {
-      return store.dialect().classify(e);
+      return jdbc.statements().dialect.classify(e);
     } catch (InboxException unknown) {
       return SqlErrorKind.OTHER;
     }

@@ -57,10 +57,10 @@ public final class TransactionalEffect implements ClaimedEffect {
       Claim claim = run.handlerReturned();
       InboxRecord done;
       try {
-        done = store.completeOn(c, claim, run.keptResult());
+        done = store.rows.completeOn(c, claim, run.keptResult());
       } catch (SQLException e) {
         tx.rollback(e);
-        throw store.translate("complete", e);
+        throw store.jdbc.translate("complete", e);
       } catch (RuntimeException e) {
         // Lease lost or unknown claim: the business writes must not commit.
         tx.rollback(e);
@@ -69,7 +69,7 @@ public final class TransactionalEffect implements ClaimedEffect {
       try {
         tx.commit();
       } catch (SQLException e) {
-        throw store.translate("commit", e);
+        throw store.jdbc.translate("commit", e);
       }
       return done;
     }

@@ -904,36 +904,38 @@ abstract class AbstractJdbcStoreTest {
       java.util.Random pick = new java.util.Random(7);
       long t0 = System.nanoTime();
       long pruned =
-          batched.prune(
-              null,
-              before,
-              total -> {
-                totals.add(total);
-                if (total >= rows) {
-                  return;
-                }
-                int batch = totals.size();
-                if (batch % 10 == 1) {
-                  BeginResult r =
-                      batched.begin(new BeginRequest("between", "b-" + batch, LEASE, 5, null));
-                  assertThat(r.claimed())
-                      .as("claim between batches %d and %d", batch, batch + 1)
-                      .isTrue();
-                  batched.complete(r.claim(), null);
-                  betweenBatches.incrementAndGet();
-                }
-                if (total >= rows / 2 && halfWay.getCount() > 0) {
-                  halfWay.countDown();
-                  String kept = oldId(batched, pick, rows, true);
-                  String gone = oldId(batched, pick, rows, false);
-                  assertThat(redelivery.consume(Message.of(kept)).status())
-                      .as("%s, not pruned yet, redelivered", kept)
-                      .isEqualTo(Status.DUPLICATE);
-                  assertThat(redelivery.consume(Message.of(gone)).status())
-                      .as("%s, already pruned, redelivered", gone)
-                      .isEqualTo(Status.APPLIED);
-                }
-              });
+          batched
+              .admin()
+              .prune(
+                  null,
+                  before,
+                  total -> {
+                    totals.add(total);
+                    if (total >= rows) {
+                      return;
+                    }
+                    int batch = totals.size();
+                    if (batch % 10 == 1) {
+                      BeginResult r =
+                          batched.begin(new BeginRequest("between", "b-" + batch, LEASE, 5, null));
+                      assertThat(r.claimed())
+                          .as("claim between batches %d and %d", batch, batch + 1)
+                          .isTrue();
+                      batched.complete(r.claim(), null);
+                      betweenBatches.incrementAndGet();
+                    }
+                    if (total >= rows / 2 && halfWay.getCount() > 0) {
+                      halfWay.countDown();
+                      String kept = oldId(batched, pick, rows, true);
+                      String gone = oldId(batched, pick, rows, false);
+                      assertThat(redelivery.consume(Message.of(kept)).status())
+                          .as("%s, not pruned yet, redelivered", kept)
+                          .isEqualTo(Status.DUPLICATE);
+                      assertThat(redelivery.consume(Message.of(gone)).status())
+                          .as("%s, already pruned, redelivered", gone)
+                          .isEqualTo(Status.APPLIED);
+                    }
+                  });
       long pruneNanos = System.nanoTime() - t0;
       pruneDone.countDown();
       claims.get(60, TimeUnit.SECONDS);
@@ -978,7 +980,7 @@ abstract class AbstractJdbcStoreTest {
       claimer.shutdownNow();
     }
     // What is left of consumer 'old' is exactly the ids applied again, and nothing is prunable.
-    assertThat(store.countPrunable(null, before)).isZero();
+    assertThat(store.admin().countPrunable(null, before)).isZero();
     // (+1: the pruned id the half-way check applied again.)
     assertThat(store.list(RecordState.DONE, "old", rows)).hasSize(oldAppliedAgain.get() + 1);
     assertThat(store.list(RecordState.DONE, "between", rows)).hasSize(betweenBatches.get());

@@ -24,11 +24,11 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Leases must follow the database's clock (SPEC §6) whatever the dialect: this scans the compiled
- * main classes of the module with {@code javap} and fails on any read of the JVM's wall clock,
- * except the allowances listed below with their reasons. No behavioural test on one host can catch
- * a store that used {@code Instant.now()} for a lease, since the JVM and the test databases share
- * the host's clock.
+ * Leases must follow the database's clock (docs/DESIGN.md §8) whatever the dialect: this scans the
+ * compiled main classes of the module with {@code javap} and fails on any read of the JVM's wall
+ * clock, except the allowances listed below with their reasons. No behavioural test on one host can
+ * catch a store that used {@code Instant.now()} for a lease, since the JVM and the test databases
+ * share the host's clock.
  */
 class StoreUsesNoJvmClockTest {
 

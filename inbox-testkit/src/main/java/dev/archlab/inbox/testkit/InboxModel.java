@@ -20,10 +20,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The reference model for {@link InboxStoreModelTest}: SPEC §3 written as plainly as possible, one
- * map and one "now", no concurrency and no input validation (the model test only feeds it legal
- * input). It implements {@link InboxStore} only so the model test can send the same call to the
- * model and to the store under test; it is not a store anybody should use.
+ * The reference model for {@link InboxStoreModelTest}: docs/DESIGN.md §3–4 written as plainly as
+ * possible, one map and one "now", no concurrency and no input validation (the model test only
+ * feeds it legal input). It implements {@link InboxStore} only so the model test can send the same
+ * call to the model and to the store under test; it is not a store anybody should use.
  *
  * <p>It is deliberately independent of {@code MemoryInboxStore}: sharing code would let a bug in
  * one hide in the other.
@@ -31,8 +31,8 @@ import java.util.Optional;
 final class InboxModel implements InboxStore {
 
   /**
-   * Stands for "some non-null error text the store chooses": SPEC says a record that dies of
-   * repeated crashes gets an error, but not which words.
+   * Stands for "some non-null error text the store chooses": the design (docs/DESIGN.md §3) says a
+   * record that dies of repeated crashes gets an error, but not which words.
    */
   static final String ANY_ERROR = "<any non-null error>";
 
@@ -152,8 +152,8 @@ final class InboxModel implements InboxStore {
   }
 
   /**
-   * Oldest {@code createdAt} first. Ties are broken by key here, but SPEC leaves them open, so the
-   * model test never relies on the order of records created at the same instant.
+   * Oldest {@code createdAt} first. Ties are broken by key here, but the contract leaves them open,
+   * so the model test never relies on the order of records created at the same instant.
    */
   @Override
   public List<InboxRecord> list(RecordState state, String consumer, int limit) {
@@ -176,8 +176,9 @@ final class InboxModel implements InboxStore {
   }
 
   /**
-   * The record a fenced call may change, or the exception SPEC prescribes: unknown when the key or
-   * the token was never issued, lease lost when the token is old or the record left PROCESSING.
+   * The record a fenced call may change, or the exception the contract (docs/DESIGN.md §4)
+   * prescribes: unknown when the key or the token was never issued, lease lost when the token is
+   * old or the record left PROCESSING.
    */
   private InboxRecord current(Claim claim) {
     InboxRecord r = records.get(new Key(claim.consumer(), claim.messageId()));

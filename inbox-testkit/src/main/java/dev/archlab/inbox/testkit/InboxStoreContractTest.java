@@ -183,7 +183,8 @@ public abstract class InboxStoreContractTest {
     return (message, attempt) -> calls.incrementAndGet();
   }
 
-  // ---- SPEC §8, scenario by scenario -------------------------------------------------------
+  // ---- docs/DESIGN.md §4, scenario by scenario
+  // -------------------------------------------------------
 
   @Test
   @DisplayName("1. repeat delivery: APPLIED, DUPLICATE, DUPLICATE; handler ran once")

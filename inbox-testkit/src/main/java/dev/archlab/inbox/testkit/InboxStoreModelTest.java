@@ -8,15 +8,16 @@ import org.junit.jupiter.api.Test;
 /**
  * A model test every {@link InboxStore} must pass: seeded random sequences of begin, complete,
  * fail, mark-dead, extend, prune (all consumers or one), find, list and clock moves are sent both
- * to a fresh store and to {@link InboxModel}, a small reference model of SPEC §3, and after every
- * action the two must agree on what was returned or thrown and on every record they hold. Plain
- * JUnit 5: a store module that extends it needs no other test dependency.
+ * to a fresh store and to {@link InboxModel}, a small reference model of docs/DESIGN.md §3–4, and
+ * after every action the two must agree on what was returned or thrown and on every record they
+ * hold. Plain JUnit 5: a store module that extends it needs no other test dependency.
  *
  * <p>Guarantees, for a store that passes:
  *
  * <ul>
- *   <li>{@code begin} takes the SPEC decision (CLAIMED, DUPLICATE, DEAD, IN_FLIGHT, TAKEN_OVER,
- *       DIED, payload mismatch) in every reachable state, including exactly at a lease end;
+ *   <li>{@code begin} takes the decision of docs/DESIGN.md §3 (CLAIMED, DUPLICATE, DEAD, IN_FLIGHT,
+ *       TAKEN_OVER, DIED, payload mismatch) in every reachable state, including exactly at a lease
+ *       end;
  *   <li>fenced calls accept only the current claim: stale claims get {@code LeaseLostException},
  *       claims the store never issued get {@code UnknownClaimException}, and neither changes
  *       anything;

@@ -4,8 +4,9 @@
  * dev.archlab.inbox.testkit.StoreFixture} (an empty store plus a way to move its clock).
  *
  * <ul>
- *   <li>{@link dev.archlab.inbox.testkit.InboxStoreContractTest}: the SPEC scenarios, fencing,
- *       extension, payload, result, bad input and a concurrency stress test.
+ *   <li>{@link dev.archlab.inbox.testkit.InboxStoreContractTest}: the contract's scenarios
+ *       (docs/DESIGN.md §4), fencing, extension, payload, result, bad input and a concurrency
+ *       stress test.
  *   <li>{@link dev.archlab.inbox.testkit.InboxStoreModelTest}: seeded random operation sequences
  *       sent both to the store and to a reference model of the contract, compared after every step.
  *       A build checks seeds 1 to 200 (the same ones every time); {@code -Dinbox.model.seeds=N} and

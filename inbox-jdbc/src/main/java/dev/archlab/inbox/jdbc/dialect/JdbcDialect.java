@@ -390,11 +390,6 @@ public abstract class JdbcDialect {
         || e instanceof java.sql.SQLRecoverableException;
   }
 
-  /** Whether the database aborts the whole transaction after any failed statement. */
-  public boolean failedStatementAbortsTransaction() {
-    return false;
-  }
-
   /**
    * Picks the dialect for the database behind {@code connection}.
    *

@@ -234,9 +234,4 @@ public class PostgresDialect extends JdbcDialect {
     }
     return done;
   }
-
-  @Override
-  public boolean failedStatementAbortsTransaction() {
-    return true;
-  }
 }

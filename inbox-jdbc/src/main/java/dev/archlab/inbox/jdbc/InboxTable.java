@@ -1,0 +1,430 @@
+package dev.archlab.inbox.jdbc;
+
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.InboxException;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidArgumentException;
+import dev.archlab.inbox.LeaseLostException;
+import dev.archlab.inbox.PayloadMismatchException;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.UnknownClaimException;
+import dev.archlab.inbox.jdbc.Statements.FencedSql;
+import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.BeginResult.Kind;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The inbox table's operations on a connection the caller holds: claim (insert-if-absent, then the
+ * decision on the record read with the database's time), the fenced updates (complete, fail, dead,
+ * extend), reads and the one-commit mode's DONE insert. Nothing here borrows a connection, commits
+ * or translates errors: the store, the consumers and {@link TransactionalEffect} own the
+ * transaction, and {@link JdbcRunner} translates what escapes.
+ */
+final class InboxTable {
+
+  private final JdbcRunner jdbc;
+
+  InboxTable(JdbcRunner jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  BeginResult beginOn(Connection c, BeginRequest r) throws SQLException {
+    return beginOn(c, r, true);
+  }
+
+  /**
+   * Begins on {@code c}; with {@code insertFirst} false the caller has just found the key taken
+   * (the one-commit mode's DONE insert), so the first round starts by reading it.
+   */
+  BeginResult beginOn(Connection c, BeginRequest r, boolean insertFirst) throws SQLException {
+    for (int round = 0; round < 100; round++) {
+      InboxRecord inserted = round == 0 && !insertFirst ? null : tryInsert(c, r);
+      if (inserted != null) {
+        return BeginResult.of(Kind.CLAIMED, inserted, inserted.createdAt());
+      }
+      Snapshot snap = selectWithNow(c, r.consumer(), r.messageId());
+      if (snap == null) {
+        continue; // pruned between the insert and the read: insert again
+      }
+      BeginResult decided = decide(c, r, snap);
+      if (decided != null) {
+        return decided;
+      }
+      // Another instance changed the record between our read and our update: look again.
+    }
+    throw new InboxException(
+        "begin for message '" + r.messageId() + "' kept racing with other instances; giving up");
+  }
+
+  /**
+   * Decides a begin for an existing record read at the database time {@code snap.now}: an answer
+   * without writing, or a takeover (or death) by an UPDATE conditioned on exactly what was read.
+   * Returns null if that UPDATE lost a race, so the caller reads again.
+   */
+  BeginResult decide(Connection c, BeginRequest r, Snapshot snap) throws SQLException {
+    InboxRecord cur = snap.record;
+    Instant now = snap.now;
+    if (r.payloadHash() != null
+        && cur.payloadHash() != null
+        && !r.payloadHash().equals(cur.payloadHash())) {
+      throw new PayloadMismatchException(r.consumer(), r.messageId());
+    }
+    if (cur.state() == RecordState.DONE) {
+      return BeginResult.of(Kind.DUPLICATE, cur, now);
+    }
+    if (cur.state() == RecordState.DEAD) {
+      return BeginResult.of(Kind.DEAD, cur, now);
+    }
+    if (now.isBefore(cur.leaseUntil())) {
+      return BeginResult.of(Kind.IN_FLIGHT, cur, now);
+    }
+    boolean dies = cur.attempts() >= r.maxAttempts();
+    InboxRecord next =
+        dies
+            ? cur.transitioned(
+                RecordState.DEAD,
+                cur.attempts(),
+                null,
+                now,
+                cur.lastError() != null
+                    ? cur.lastError()
+                    : "lease expired without completion after "
+                        + cur.attempts()
+                        + " attempt(s); the handler probably crashed the process")
+            // A PROCESSING row keeps an error only while it waits for the retry of a recorded
+            // failure; the new attempt starts without one, so its own crash reads as a takeover.
+            : cur.transitioned(
+                RecordState.PROCESSING, cur.attempts() + 1, now.plus(r.lease()), now, null);
+    Statements s = jdbc.statements(c);
+    try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
+      ps.setString(1, next.state().name());
+      s.dialect.setInstant(ps, 2, next.leaseUntil());
+      s.dialect.setInstant(ps, 3, now);
+      ps.setString(4, next.lastError());
+      ps.setInt(5, next.attempts());
+      ps.setString(6, r.consumer());
+      ps.setString(7, r.messageId());
+      ps.setInt(8, cur.attempts());
+      s.dialect.setInstant(ps, 9, now);
+      return ps.executeUpdate() == 1
+          ? BeginResult.of(
+              dies ? Kind.DIED : cur.lastError() != null ? Kind.RETRIED : Kind.TAKEN_OVER,
+              next,
+              now)
+          : null;
+    }
+  }
+
+  private InboxRecord tryInsert(Connection c, BeginRequest r) throws SQLException {
+    Statements s = jdbc.statements(c);
+    try (PreparedStatement ps = c.prepareStatement(s.insert)) {
+      ps.setString(1, r.consumer());
+      ps.setString(2, r.messageId());
+      ps.setLong(3, micros(r.lease()));
+      ps.setString(4, r.payloadHash());
+      return insertedRecord(c, ps, r);
+    }
+  }
+
+  /**
+   * Inserts {@code r}'s key as DONE (attempts 1, no lease) on {@code c} if it is absent, and
+   * returns the new record, or null if the key exists. Meant for an open transaction whose commit
+   * also carries the effect; until then the row lock keeps concurrent duplicates waiting. {@code
+   * prefix} (a dialect's per-statement lock timeout, or empty) goes in front of the insert.
+   */
+  InboxRecord insertDoneOn(Connection c, BeginRequest r, String prefix) throws SQLException {
+    Statements s = jdbc.statements(c);
+    String sql = prefix.isEmpty() ? s.insertDone : prefix + s.insertDone;
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, r.consumer());
+      ps.setString(2, r.messageId());
+      ps.setString(3, r.payloadHash());
+      return insertedRecord(c, ps, r);
+    }
+  }
+
+  /** Stores {@code result} on a DONE record written by this transaction; returns the record. */
+  InboxRecord keepResultOn(Connection c, InboxRecord done, byte[] result) throws SQLException {
+    checkResult(result);
+    try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).keepResult)) {
+      ps.setBytes(1, result);
+      ps.setString(2, done.consumer());
+      ps.setString(3, done.messageId());
+      if (ps.executeUpdate() != 1) {
+        throw new IllegalStateException(
+            "the DONE record of message '"
+                + done.messageId()
+                + "' vanished inside its transaction");
+      }
+    }
+    return new InboxRecord(
+        done.consumer(),
+        done.messageId(),
+        done.state(),
+        done.attempts(),
+        done.leaseUntil(),
+        done.createdAt(),
+        done.updatedAt(),
+        done.lastError(),
+        done.payloadHash(),
+        result);
+  }
+
+  /** Runs an insert-if-absent and returns the inserted record, or null if the key existed. */
+  private InboxRecord insertedRecord(Connection c, PreparedStatement ps, BeginRequest r)
+      throws SQLException {
+    JdbcDialect d = jdbc.statements(c).dialect;
+    if (d.insertReturnsRecord()) {
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? readRecord(rs) : null;
+      }
+    }
+    int inserted;
+    try {
+      inserted = ps.executeUpdate();
+    } catch (SQLException e) {
+      if (d.classify(e) == SqlErrorKind.UNIQUE_VIOLATION) {
+        return null; // only H2 gets here; it rolls back just this statement
+      }
+      throw e;
+    }
+    return inserted == 1 ? select(c, r.consumer(), r.messageId()) : null;
+  }
+
+  InboxRecord completeOn(Connection c, Claim claim, byte[] result) throws SQLException {
+    Objects.requireNonNull(claim, "claim");
+    return fenced(
+        c,
+        claim,
+        jdbc.statements(c).complete,
+        ps -> {
+          ps.setBytes(1, result);
+          return 2;
+        });
+  }
+
+  /** Binds the statement-specific parameters and returns the index of the first key parameter. */
+  @FunctionalInterface
+  interface Binder {
+    int bind(PreparedStatement ps) throws SQLException;
+  }
+
+  /**
+   * Runs a fenced UPDATE ({@code … WHERE consumer = ? AND message_id = ? AND attempts = ? AND state
+   * = 'PROCESSING'}) and returns the updated row, or explains why no row matched.
+   */
+  private InboxRecord fenced(Connection c, Claim claim, FencedSql sql, Binder binder)
+      throws SQLException {
+    Statements s = jdbc.statements(c);
+    String text = sql.returning() != null ? sql.returning() : sql.plain();
+    try (PreparedStatement ps = c.prepareStatement(text)) {
+      int i = binder.bind(ps);
+      ps.setString(i, claim.consumer());
+      ps.setString(i + 1, claim.messageId());
+      ps.setInt(i + 2, claim.fencingToken());
+      if (sql.returning() != null) {
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            return readRecord(rs);
+          }
+        }
+      } else if (ps.executeUpdate() == 1) {
+        return select(c, claim.consumer(), claim.messageId());
+      }
+    }
+    InboxRecord current = select(c, claim.consumer(), claim.messageId());
+    if (current == null) {
+      throw new UnknownClaimException(claim, "no record exists for this key");
+    }
+    if (claim.fencingToken() > current.attempts()) {
+      throw new UnknownClaimException(
+          claim, "the record has only reached attempt " + current.attempts());
+    }
+    throw new LeaseLostException(claim, current.state(), current.attempts());
+  }
+
+  record Snapshot(InboxRecord record, Instant now) {}
+
+  private Snapshot selectWithNow(Connection c, String consumer, String messageId)
+      throws SQLException {
+    Statements s = jdbc.statements(c);
+    try (PreparedStatement ps = c.prepareStatement(s.selectWithNow)) {
+      ps.setString(1, consumer);
+      ps.setString(2, messageId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new Snapshot(readRecord(rs), s.dialect.getInstant(rs, "db_now")) : null;
+      }
+    }
+  }
+
+  InboxRecord select(Connection c, String consumer, String messageId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).select)) {
+      ps.setString(1, consumer);
+      ps.setString(2, messageId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? readRecord(rs) : null;
+      }
+    }
+  }
+
+  InboxRecord readRecord(ResultSet rs) throws SQLException {
+    // Every caller detected the dialect on its connection already: never borrow another here.
+    JdbcDialect d = jdbc.detected().dialect;
+    return new InboxRecord(
+        rs.getString("consumer"),
+        rs.getString("message_id"),
+        RecordState.valueOf(rs.getString("state")),
+        rs.getInt("attempts"),
+        d.getInstant(rs, "lease_until"),
+        d.getInstant(rs, "created_at"),
+        d.getInstant(rs, "updated_at"),
+        rs.getString("last_error"),
+        trimToNull(rs.getString("payload_hash")),
+        rs.getBytes("result"));
+  }
+
+  private static String trimToNull(String s) {
+    return s == null ? null : s.strip();
+  }
+
+  /** The database clock read on {@code c}, so a caller holding a connection needs no other. */
+  Instant currentTimeOn(Connection c) throws SQLException {
+    Statements s = jdbc.statements(c);
+    try (PreparedStatement ps = c.prepareStatement(s.now);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return s.dialect.getInstant(rs, "db_now");
+    }
+  }
+
+  /**
+   * The fenced extension on {@code c}. The statements come from that same connection: asking the
+   * pool for another while the caller holds this one could wait on an exhausted pool.
+   */
+  Claim extendOn(Connection c, Claim claim, Duration lease) throws SQLException {
+    return fenced(
+            c,
+            claim,
+            jdbc.statements(c).extend,
+            ps -> {
+              ps.setLong(1, micros(lease));
+              return 2;
+            })
+        .toClaim();
+  }
+
+  static void requireLease(Claim claim, Duration lease) {
+    Objects.requireNonNull(claim, "claim");
+    Objects.requireNonNull(lease, "lease");
+    if (lease.isNegative() || lease.isZero()) {
+      throw new InvalidArgumentException("lease must be positive, was " + lease);
+    }
+  }
+
+  /** Reads many records of one consumer with the database's time, keyed by message id. */
+  Map<String, Snapshot> selectManyWithNow(Connection c, List<BeginRequest> requests)
+      throws SQLException {
+    JdbcDialect d = jdbc.statements(c).dialect;
+    List<String> ids = new ArrayList<>(requests.size());
+    for (BeginRequest r : requests) {
+      ids.add(r.messageId());
+    }
+    Map<String, Snapshot> out = new HashMap<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(d.selectManyWithNow(jdbc.table().value(), ids.size()))) {
+      d.bindKeys(ps, 1, requests.get(0).consumer(), ids);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          InboxRecord r = readRecord(rs);
+          out.put(r.messageId(), new Snapshot(r, d.getInstant(rs, "db_now")));
+        }
+      }
+    }
+    return out;
+  }
+
+  static long micros(Duration d) {
+    return d.toNanos() / 1_000;
+  }
+
+  static void checkResult(byte[] result) {
+    if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
+      throw new InvalidArgumentException(
+          "result of "
+              + result.length
+              + " bytes exceeds the limit of "
+              + InboxRecord.MAX_RESULT_BYTES
+              + " bytes");
+    }
+  }
+
+  static void requireNonNegative(Duration d, String name) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative()) {
+      throw new InvalidArgumentException(name + " must not be negative, was " + d);
+    }
+  }
+
+  /** The fenced failure on {@code c}: the record waits {@code retryDelay} for its next attempt. */
+  InboxRecord failOn(Connection c, Claim claim, String error, Duration retryDelay)
+      throws SQLException {
+    return fenced(
+        c,
+        claim,
+        jdbc.statements(c).fail,
+        ps -> {
+          ps.setLong(1, micros(retryDelay));
+          ps.setString(2, InboxRecord.boundError(error));
+          return 3;
+        });
+  }
+
+  /** The fenced move to DEAD on {@code c}. */
+  InboxRecord markDeadOn(Connection c, Claim claim, String error) throws SQLException {
+    return fenced(
+        c,
+        claim,
+        jdbc.statements(c).markDead,
+        ps -> {
+          ps.setString(1, InboxRecord.boundError(error));
+          return 2;
+        });
+  }
+
+  /**
+   * Up to {@code limit} records in {@code state} (of {@code consumer}, or all if null), oldest
+   * first.
+   */
+  List<InboxRecord> listOn(Connection c, RecordState state, String consumer, int limit)
+      throws SQLException {
+    Statements s = jdbc.statements(c);
+    try (PreparedStatement ps = c.prepareStatement(consumer == null ? s.listAll : s.listConsumer)) {
+      int i = 1;
+      ps.setString(i++, state.name());
+      if (consumer != null) {
+        ps.setString(i++, consumer);
+      }
+      ps.setInt(i, limit);
+      List<InboxRecord> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(readRecord(rs));
+        }
+      }
+      return List.copyOf(out);
+    }
+  }
+}

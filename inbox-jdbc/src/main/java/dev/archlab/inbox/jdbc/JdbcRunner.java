@@ -1,0 +1,284 @@
+package dev.archlab.inbox.jdbc;
+
+import dev.archlab.inbox.InboxException;
+import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/**
+ * The JDBC plumbing of one store: borrows pooled connections (autocommit, one per call), runs work
+ * on a caller's connection, retries serialization failures and deadlocks, detects the dialect on a
+ * connection already held, and translates SQL errors into the project's exceptions by their
+ * SQLState and vendor code. Knows nothing of the inbox table's statements beyond building them once
+ * per dialect.
+ */
+final class JdbcRunner {
+
+  private static final System.Logger LOG = System.getLogger(JdbcInboxStore.class.getName());
+
+  /** Classifies errors that happen before a dialect could be detected. */
+  private static final JdbcDialect GENERIC = new dev.archlab.inbox.jdbc.dialect.H2Dialect();
+
+  /** Classifies MariaDB/MySQL driver errors (vendor codes) before a dialect could be detected. */
+  private static final JdbcDialect MYSQL_RULES =
+      new dev.archlab.inbox.jdbc.dialect.MySqlDialect(true);
+
+  private final DataSource dataSource;
+  private final TableName table;
+  private final int transientRetries;
+  private final JdbcDialect configuredDialect;
+  private volatile Statements statements;
+
+  JdbcRunner(
+      DataSource dataSource, TableName table, int transientRetries, JdbcDialect configuredDialect) {
+    this.dataSource = dataSource;
+    this.table = table;
+    this.transientRetries = transientRetries;
+    this.configuredDialect = configuredDialect;
+  }
+
+  TableName table() {
+    return table;
+  }
+
+  DataSource dataSource() {
+    return dataSource;
+  }
+
+  /** The dialect given to the builder, or null if it is detected on first use. */
+  JdbcDialect configuredDialect() {
+    return configuredDialect;
+  }
+
+  /** Work on a connection. */
+  @FunctionalInterface
+  interface SqlWork<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** Work on a caller's connection, without a connection parameter. */
+  @FunctionalInterface
+  interface CallerWork<T> {
+    T run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} on a pooled connection in autocommit mode, retrying transient failures when
+   * {@code retryable}, and translating SQL errors into the project's exceptions.
+   */
+  <T> T run(String operation, boolean retryable, SqlWork<T> work) {
+    int attempt = 0;
+    while (true) {
+      attempt++;
+      try (Connection c = dataSource.getConnection()) {
+        // Detect on this connection: asking the pool for a second one while holding this one
+        // deadlocks a pool that every thread has exhausted the same way.
+        statements(c);
+        boolean autoCommit = c.getAutoCommit();
+        if (!autoCommit) {
+          c.setAutoCommit(true);
+        }
+        try {
+          return work.run(c);
+        } finally {
+          if (!autoCommit) {
+            c.setAutoCommit(false);
+          }
+        }
+      } catch (SQLException e) {
+        SqlErrorKind kind = kindOf(e);
+        if (retryable && kind == SqlErrorKind.SERIALIZATION && attempt <= transientRetries) {
+          // Safe: the statement was rolled back. Logged, so retries are never silent.
+          LOG.log(
+              System.Logger.Level.WARNING,
+              "inbox "
+                  + operation
+                  + " hit a transient failure (SQLState "
+                  + e.getSQLState()
+                  + "), retry "
+                  + attempt
+                  + " of "
+                  + transientRetries
+                  + ": "
+                  + e.getMessage());
+          sleepBeforeRetry(attempt);
+          continue;
+        }
+        throw translate(operation, e, kind);
+      }
+    }
+  }
+
+  <T> T onCallerConnection(String operation, Connection c, CallerWork<T> work) {
+    try {
+      statements(c);
+      return work.run();
+    } catch (SQLException e) {
+      throw translate(operation, e, kindOf(e));
+    }
+  }
+
+  private SqlErrorKind kindOf(SQLException e) {
+    Statements s = statements;
+    JdbcDialect d = s != null ? s.dialect : configuredDialect;
+    // Before the dialect is known (detection failed), the generic SQLState rules apply.
+    JdbcDialect by = d != null ? d : detectedOrGeneric(e);
+    SqlErrorKind kind = by.classify(e);
+    // A pool that could not open a connection reports its own timeout and keeps the server's
+    // answer as the cause (HikariCP keeps its SQLState but drops the vendor code): a refused
+    // login or a missing database is said as such, not as "unreachable".
+    if (kind == SqlErrorKind.CONNECTION || kind == SqlErrorKind.OTHER) {
+      for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+        if (t instanceof SQLException cause) {
+          SqlErrorKind inner = (d != null ? d : detectedOrGeneric(cause)).classify(cause);
+          if (inner == SqlErrorKind.DATABASE_MISSING || inner == SqlErrorKind.ACCESS_DENIED) {
+            return inner;
+          }
+        }
+      }
+    }
+    return kind;
+  }
+
+  /**
+   * Before any connection worked there is no dialect: an error from a MariaDB/MySQL driver (by its
+   * class, or a server error code in MySQL's 1000-4999 range, which PostgreSQL's drivers never set
+   * and H2 does not use) is read by the MySQL rules, anything else by the generic SQLState rules.
+   */
+  private static JdbcDialect detectedOrGeneric(SQLException e) {
+    String type = e.getClass().getName();
+    int code = e.getErrorCode();
+    boolean mysql =
+        type.startsWith("org.mariadb.")
+            || type.startsWith("com.mysql.")
+            || (code >= 1000 && code < 5000 && code != 2000);
+    return mysql ? MYSQL_RULES : GENERIC;
+  }
+
+  /** Translates an SQL error into the project's exceptions, by the dialect if known yet. */
+  InboxException translate(String operation, SQLException e) {
+    return translate(operation, e, kindOf(e));
+  }
+
+  /** The dialect, detected on {@code c} (which the caller holds) if not known yet. */
+  JdbcDialect dialect(Connection c) throws SQLException {
+    return statements(c).dialect;
+  }
+
+  InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String detail =
+        e.getMessage()
+            + (root != e && root.getMessage() != null ? " (cause: " + root.getMessage() + ")" : "")
+            + " [SQLState "
+            + e.getSQLState()
+            + "]"
+            + (statements == null && configuredDialect == null && kind != SqlErrorKind.OTHER
+                ? " (first contact with the database: build() does not connect, the dialect is"
+                    + " detected on first use)"
+                : "");
+    switch (kind) {
+      case CONNECTION:
+        return new StoreUnavailableException(
+            "inbox " + operation + " failed: database unreachable: " + detail, e);
+      case ACCESS_DENIED:
+        return new StoreUnavailableException(
+            "inbox " + operation + " failed: database refused the login: " + detail, e);
+      case DATABASE_MISSING:
+        return new StoreUnavailableException(
+            "inbox "
+                + operation
+                + " failed: database does not exist (check the database name in the JDBC URL or"
+                + " DataSource"
+                + (table.schemaName() != null
+                    ? ", and on MySQL/MariaDB the database '" + table.schemaName() + "'"
+                    : "")
+                + "): "
+                + detail,
+            e);
+      case NAMESPACE_MISSING:
+        return new SchemaMissingException(
+            "inbox "
+                + operation
+                + " failed: the schema of table '"
+                + table
+                + "' does not exist; create it first (CREATE SCHEMA), or name a table in an"
+                + " existing one ("
+                + detail
+                + ")",
+            e);
+      case SCHEMA_MISSING:
+        return new SchemaMissingException(
+            "inbox "
+                + operation
+                + " failed: table '"
+                + table
+                + "' does not exist or lacks columns; create it with createSchemaIfMissing() or"
+                + " the shipped DDL ("
+                + detail
+                + ")",
+            e);
+      default:
+        return new InboxException("inbox " + operation + " failed: " + detail, e);
+    }
+  }
+
+  private static void sleepBeforeRetry(int attempt) {
+    try {
+      Thread.sleep(Math.min(200, 5L << attempt));
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new InboxException("interrupted while retrying a transient database failure", ie);
+    }
+  }
+
+  /** The statements, detecting the dialect on a connection of the pool's if needed. */
+  Statements statements() {
+    Statements s = statements;
+    if (s != null) {
+      return s;
+    }
+    try (Connection c = configuredDialect != null ? null : dataSource.getConnection()) {
+      return statements(c);
+    } catch (SQLException e) {
+      throw translate("dialect detection", e, kindOf(e));
+    }
+  }
+
+  /**
+   * The statements of the dialect already detected, for code that runs only after a call on a
+   * connection detected it; never borrows a connection.
+   *
+   * @throws IllegalStateException if no call has detected the dialect yet
+   */
+  Statements detected() {
+    Statements s = statements;
+    if (s == null) {
+      throw new IllegalStateException("the dialect has not been detected on a connection yet");
+    }
+    return s;
+  }
+
+  /** The statements, detecting the dialect on {@code c} (which the caller already holds). */
+  Statements statements(Connection c) throws SQLException {
+    Statements s = statements;
+    if (s == null) {
+      synchronized (this) {
+        s = statements;
+        if (s == null) {
+          JdbcDialect dialect =
+              configuredDialect != null ? configuredDialect : JdbcDialect.detect(c);
+          s = new Statements(dialect, table);
+          statements = s;
+        }
+      }
+    }
+    return s;
+  }
+}
