@@ -72,6 +72,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
   private final Duration errorBackoff;
   private final Duration deadLetterTimeout;
   private final Duration closeTimeout;
+  private final Duration maxPause;
 
   private final BlockingQueue<Progress> progress = new LinkedBlockingQueue<>();
   private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
@@ -93,6 +94,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     this.errorBackoff = b.errorBackoff;
     this.deadLetterTimeout = b.deadLetterTimeout;
     this.closeTimeout = b.closeTimeout;
+    this.maxPause = b.maxPause;
   }
 
   /**
@@ -219,9 +221,11 @@ public final class KafkaInboxLoop implements AutoCloseable {
         if (!state.stop) {
           consumer.seek(p.partition(), p.offset());
           if (p.kind() == Progress.Kind.RETRY) {
-            state.resumeAtNanos = System.nanoTime() + p.retryAfter().toNanos();
+            // Reading again early is harmless (IN_FLIGHT again) and bounds a long lease's pause.
+            Duration pause = p.retryAfter().compareTo(maxPause) > 0 ? maxPause : p.retryAfter();
+            state.resumeAtNanos = System.nanoTime() + pause.toNanos();
             state.waiting = true;
-            notifyListener(() -> listener.paused(p.partition(), p.offset(), p.retryAfter()));
+            notifyListener(() -> listener.paused(p.partition(), p.offset(), pause));
           } else {
             consumer.resume(List.of(p.partition()));
           }
@@ -398,7 +402,8 @@ public final class KafkaInboxLoop implements AutoCloseable {
   /**
    * Builds a {@link KafkaInboxLoop}. Defaults: ids from the {@value MessageIdSource#DEFAULT_HEADER}
    * header, dead-letter topic {@code <topic>.DLT}, parallelism 1, poll timeout 100 ms, error
-   * backoff 1 s, dead-letter confirmation timeout 30 s, close timeout 30 s, no listener.
+   * backoff 1 s, longest pause 30 s, dead-letter confirmation timeout 30 s, close timeout 30 s, no
+   * listener.
    */
   public static final class Builder {
     private final Map<String, Object> consumerProps;
@@ -413,6 +418,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     private Duration errorBackoff = Duration.ofSeconds(1);
     private Duration deadLetterTimeout = Duration.ofSeconds(30);
     private Duration closeTimeout = Duration.ofSeconds(30);
+    private Duration maxPause = Duration.ofSeconds(30);
 
     private Builder(Map<String, ?> consumerProperties, ConsumeMode mode) {
       Objects.requireNonNull(consumerProperties, "consumerProperties");
@@ -478,6 +484,15 @@ public final class KafkaInboxLoop implements AutoCloseable {
 
     public Builder deadLetterTimeout(Duration d) {
       this.deadLetterTimeout = positive("deadLetterTimeout", d);
+      return this;
+    }
+
+    /**
+     * The longest a partition stays paused after IN_FLIGHT or FAILED before its record is read
+     * again (a long lease would otherwise pause it for the lease's whole length).
+     */
+    public Builder maxPause(Duration d) {
+      this.maxPause = positive("maxPause", d);
       return this;
     }
 
