@@ -68,6 +68,11 @@ class CommitNeverPassesUnfinishedTest {
 
   static Process startChild(KafkaFixture kafka, String name, String gate, Path dir)
       throws java.io.IOException {
+    return startChild(kafka, name, gate, dir, "one-commit");
+  }
+
+  static Process startChild(KafkaFixture kafka, String name, String gate, Path dir, String mode)
+      throws java.io.IOException {
     return new ProcessBuilder(
             KafkaBroker.javaBinary(),
             "-Xmx256m",
@@ -81,7 +86,7 @@ class CommitNeverPassesUnfinishedTest {
             name,
             gate,
             dir.toString(),
-            "one-commit")
+            mode)
         .redirectErrorStream(true)
         .redirectOutput(
             ProcessBuilder.Redirect.appendTo(dir.resolve("child-" + name + ".log").toFile()))
