@@ -139,6 +139,8 @@ public final class KafkaInboxLoop implements AutoCloseable {
       pollUntilClosed(kafka, workers, parts);
       stopAll();
       commit();
+      // close()'s wakeup may land on that commit instead of a poll: then the second one commits.
+      commit();
     } finally {
       workers.shutdownNow();
       finished.countDown();
