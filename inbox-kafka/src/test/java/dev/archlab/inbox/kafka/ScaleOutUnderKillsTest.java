@@ -1,0 +1,192 @@
+package dev.archlab.inbox.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scale-out under faults: a 6-partition topic, a group of 3 consumer processes (batch mode), N ids
+ * of which 10 % are sent twice as separate records and 5 are poison. The ids go out in chunks;
+ * between chunks the driver SIGKILLs a random consumer that is known to be running (it has applied
+ * a record since its start) and starts another (a rebalance each time). End checks: effect rows =
+ * distinct ids = N − poison, every id DONE or DEAD, every poison id on the dead-letter topic, the
+ * group committed to the end of every partition.
+ *
+ * <p>Short profile (CI): {@code -Dkafka.scale.n=2000 -Dkafka.scale.kills=3} (the defaults). Long
+ * profile, by hand: {@code ./mvnw -B verify -pl inbox-kafka -am -Dtest=ScaleOutUnderKillsTest
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dkafka.scale.n=20000 -Dkafka.scale.kills=10}.
+ */
+class ScaleOutUnderKillsTest {
+
+  private static final int CONSUMERS = 3;
+  private static final int PARTITIONS = 6;
+  private static final int POISON = 5;
+
+  @Test
+  void threeConsumerProcessesUnderKillsApplyEveryIdOnce() throws Exception {
+    int n = Integer.getInteger("kafka.scale.n", 2000);
+    int kills = Integer.getInteger("kafka.scale.kills", 3);
+    long seed = Long.getLong("kafka.scale.seed", System.nanoTime());
+    System.out.println("ScaleOutUnderKillsTest n=" + n + " kills=" + kills + " seed=" + seed);
+    Random random = new Random(seed);
+    long started = System.nanoTime();
+    DataSource ds = TestPostgres.dataSource();
+    JdbcInboxStore store = JdbcInboxStore.builder(ds).build();
+    store.createSchemaIfMissing();
+    Effects.createTable(ds);
+    String name = "scale-" + UUID.randomUUID().toString().substring(0, 8);
+    Path dir = Files.createTempDirectory("inbox-kafka-scale");
+
+    List<String> ids = new ArrayList<>();
+    Set<String> poison = new HashSet<>();
+    for (int i = 0; i < n; i++) {
+      boolean bad = i % (n / POISON) == 7;
+      String id = (bad ? "poison-" : "id-") + i;
+      ids.add(id);
+      if (bad) {
+        poison.add(id);
+      }
+    }
+    assertThat(poison).hasSize(POISON);
+    List<String> records = new ArrayList<>(ids);
+    for (int i = 0; i < n; i += 10) {
+      if (!poison.contains(ids.get(i))) {
+        records.add(ids.get(i)); // a separate second record with the same id
+      }
+    }
+    java.util.Collections.shuffle(records, random);
+
+    try (KafkaFixture kafka = new KafkaFixture(name, PARTITIONS);
+        KafkaProducer<byte[], byte[]> producer =
+            new KafkaProducer<>(
+                Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    kafka.broker.bootstrap(),
+                    ProducerConfig.ACKS_CONFIG,
+                    "all"),
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+      List<Process> fleet = new ArrayList<>();
+      for (int i = 0; i < CONSUMERS; i++) {
+        fleet.add(CommitNeverPassesUnfinishedTest.startChild(kafka, name, "-", dir, "batch"));
+      }
+      int chunks = kills + 1;
+      int killed = 0;
+      try {
+        for (int c = 0; c < chunks; c++) {
+          int from = records.size() * c / chunks;
+          int to = records.size() * (c + 1) / chunks;
+          for (String id : records.subList(from, to)) {
+            ProducerRecord<byte[], byte[]> r =
+                new ProducerRecord<>(
+                    kafka.topic, null, null, ("payload-" + id).getBytes(StandardCharsets.UTF_8));
+            r.headers().add(MessageIdSource.DEFAULT_HEADER, id.getBytes(StandardCharsets.UTF_8));
+            producer.send(r);
+          }
+          producer.flush();
+          if (c == chunks - 1) {
+            break;
+          }
+          // Kill only a process known to be mid-run: one that applied a record since its start.
+          Await.until(
+              "a consumer process that has applied a record", () -> !running(fleet, dir).isEmpty());
+          List<Process> candidates = running(fleet, dir);
+          Process victim = candidates.get(random.nextInt(candidates.size()));
+          victim.destroyForcibly(); // SIGKILL
+          victim.waitFor(60, TimeUnit.SECONDS);
+          killed++;
+          fleet.set(
+              fleet.indexOf(victim),
+              CommitNeverPassesUnfinishedTest.startChild(kafka, name, "-", dir, "batch"));
+        }
+        Await.until("the group committed to the end of every partition", kafka::allCommitted);
+      } finally {
+        for (Process p : fleet) {
+          p.destroy();
+        }
+        for (Process p : fleet) {
+          if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+          }
+        }
+      }
+      assertThat(killed).isEqualTo(kills);
+
+      Map<String, Integer> effects = Effects.counts(ds, name);
+      Set<String> good = new HashSet<>(ids);
+      good.removeAll(poison);
+      assertThat(effects.keySet()).isEqualTo(good);
+      assertThat(effects.values()).allMatch(count -> count == 1);
+      assertThat(states(ds, name)).isEqualTo(Map.of("DONE", n - POISON, "DEAD", POISON));
+      Set<String> dead = new HashSet<>();
+      List<ConsumerRecord<byte[], byte[]>> dlt = kafka.deadLetters();
+      for (ConsumerRecord<byte[], byte[]> r : dlt) {
+        dead.add(KafkaFixture.header(r, MessageIdSource.DEFAULT_HEADER));
+      }
+      assertThat(dead).isEqualTo(poison);
+      // Printed only after every check held: the figures for docs/RELIABILITY.md.
+      System.out.printf(
+          "KAFKA-SCALE-OUT passed: ids=%d records=%d partitions=%d consumers=%d kills=%d"
+              + " process-starts=%d effect-rows=%d double-effects=0 lost=0 dead=%d"
+              + " dlt-records=%d duration=%.1fs%n",
+          n,
+          records.size(),
+          PARTITIONS,
+          CONSUMERS,
+          killed,
+          CONSUMERS + killed,
+          effects.values().stream().mapToInt(Integer::intValue).sum(),
+          POISON,
+          dlt.size(),
+          (System.nanoTime() - started) / 1e9);
+    }
+  }
+
+  private static List<Process> running(List<Process> fleet, Path dir) {
+    List<Process> out = new ArrayList<>();
+    for (Process p : fleet) {
+      if (p.isAlive() && Files.exists(dir.resolve("applied-" + p.pid()))) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, Integer> states(DataSource ds, String consumer) throws Exception {
+    Map<String, Integer> out = new HashMap<>();
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT state, COUNT(*) FROM inbox WHERE consumer = ? GROUP BY state")) {
+      ps.setString(1, consumer);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), rs.getInt(2));
+        }
+      }
+    }
+    return out;
+  }
+}
