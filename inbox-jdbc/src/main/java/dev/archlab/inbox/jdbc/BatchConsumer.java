@@ -320,7 +320,8 @@ public final class BatchConsumer implements AutoCloseable {
         int i = group.get(k);
         BatchCompletion done = completions.get(k);
         if (allDone) {
-          outcomes[i] = steps.applied(done.record());
+          // Leases are not renewed during a batch: a completion after the lease end is reported.
+          outcomes[i] = steps.applied(claims.get(k), done.record());
         } else if (done.succeeded()) {
           again.add(i); // rolled back with the run; still ours, so run it again
         } else {

@@ -130,6 +130,45 @@ class ConsumerEdgesPostgresTest {
   }
 
   @Test
+  @DisplayName("a batch completed after its lease end (database clock) reports LEASE_OVERRUN")
+  void batchOverrunIsJudgedByTheDatabaseClock() throws Exception {
+    CountDownLatch leaseOver = new CountDownLatch(1);
+    CountDownLatch handlerRunning = new CountDownLatch(1);
+    BatchConsumer slow =
+        BatchConsumer.builder("slow", store)
+            .handler(
+                (messages, c) -> {
+                  handlerRunning.countDown();
+                  // Holds the batch until the database, not this JVM, says the lease is over.
+                  assertThat(leaseOver.await(60, TimeUnit.SECONDS)).isTrue();
+                })
+            .config(config(Duration.ofMillis(500)))
+            .listener(events::add)
+            .build();
+    Future<?> watching =
+        watcher.submit(
+            () -> {
+              handlerRunning.await();
+              // Polls the database; the pause only spares the CPU, the database decides.
+              while (!leaseOverOnTheDatabaseClock("slow-batch-1")) {
+                TimeUnit.MILLISECONDS.sleep(20);
+              }
+              leaseOver.countDown();
+              return null;
+            });
+
+    assertThat(slow.consume(List.of(Message.of("slow-batch-1"))))
+        .extracting(o -> o.status())
+        .containsExactly(Status.APPLIED);
+    watching.get(60, TimeUnit.SECONDS);
+
+    assertThat(kinds())
+        .containsExactly(
+            InboxEvent.Kind.CLAIMED, InboxEvent.Kind.LEASE_OVERRUN, InboxEvent.Kind.APPLIED);
+    slow.close();
+  }
+
+  @Test
   @DisplayName("a completion well inside its lease is no overrun")
   void completionInsideTheLeaseIsNoOverrun() {
     IdempotentConsumer quick =
