@@ -88,6 +88,23 @@ class ConsumerEdgesPostgresTest {
     }
   }
 
+  /**
+   * Opens {@code leaseOver} once the handler is running and the database's clock has reached the
+   * stored lease end of {@code id}; the pause between polls only spares the CPU.
+   */
+  private Future<?> openOnceTheLeaseIsOver(
+      String id, CountDownLatch handlerRunning, CountDownLatch leaseOver) {
+    return watcher.submit(
+        () -> {
+          handlerRunning.await();
+          while (!leaseOverOnTheDatabaseClock(id)) {
+            TimeUnit.MILLISECONDS.sleep(20);
+          }
+          leaseOver.countDown();
+          return null;
+        });
+  }
+
   // ---- item 5: LEASE_OVERRUN, judged by the database clock --------------------------------------
 
   @Test
@@ -107,17 +124,7 @@ class ConsumerEdgesPostgresTest {
             .config(config(Duration.ofMillis(500)))
             .listener(events::add)
             .build();
-    Future<?> watching =
-        watcher.submit(
-            () -> {
-              handlerRunning.await();
-              // Polls the database; the pause only spares the CPU, the database decides.
-              while (!leaseOverOnTheDatabaseClock("slow-1")) {
-                TimeUnit.MILLISECONDS.sleep(20);
-              }
-              leaseOver.countDown();
-              return null;
-            });
+    Future<?> watching = openOnceTheLeaseIsOver("slow-1", handlerRunning, leaseOver);
 
     assertThat(slow.consume(Message.of("slow-1")).status()).isEqualTo(Status.APPLIED);
     watching.get(60, TimeUnit.SECONDS);
@@ -145,17 +152,7 @@ class ConsumerEdgesPostgresTest {
             .config(config(Duration.ofMillis(500)))
             .listener(events::add)
             .build();
-    Future<?> watching =
-        watcher.submit(
-            () -> {
-              handlerRunning.await();
-              // Polls the database; the pause only spares the CPU, the database decides.
-              while (!leaseOverOnTheDatabaseClock("slow-batch-1")) {
-                TimeUnit.MILLISECONDS.sleep(20);
-              }
-              leaseOver.countDown();
-              return null;
-            });
+    Future<?> watching = openOnceTheLeaseIsOver("slow-batch-1", handlerRunning, leaseOver);
 
     assertThat(slow.consume(List.of(Message.of("slow-batch-1"))))
         .extracting(o -> o.status())
