@@ -16,11 +16,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -679,14 +681,28 @@ class IdempotentConsumerTest {
   }
 
   @Test
+  // A hang guard only: every wait below ends as soon as the event it waits for has happened.
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void heartbeatKeepsARealShortLeaseAndStopsWhenTheHandlerReturns() throws Exception {
-    // Real time, so the margins are wide: 30 heartbeat periods per lease. The handler is held by
-    // a gate, not a sleep, so the probe below meets it running whatever the machine's load.
+    // The real heartbeat thread renews; the store's clock is the test's. The test moves the clock
+    // only after it has seen a renewal made at the clock's current time, and by less than the
+    // lease, so the lease cannot run out between renewals however slowly any thread runs.
     Duration lease = Duration.ofSeconds(3);
-    MemoryInboxStore realTime = new MemoryInboxStore();
+    Duration step = Duration.ofSeconds(2);
+    BlockingQueue<Claim> renewals = new LinkedBlockingQueue<>();
+    AtomicInteger extendCalls = new AtomicInteger();
+    InboxStore watched =
+        new DelegatingStore(store) {
+          @Override
+          public Claim extend(Claim claim, Duration extension) {
+            extendCalls.incrementAndGet();
+            Claim extended = super.extend(claim, extension);
+            renewals.add(extended);
+            return extended;
+          }
+        };
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch releaseHandler = new CountDownLatch(1);
-    CountDownLatch twoRenewals = new CountDownLatch(2);
     AtomicReference<Instant> firstLeaseEnd = new AtomicReference<>();
     AtomicInteger runs = new AtomicInteger();
     List<InboxEvent> seen = new CopyOnWriteArrayList<>();
@@ -694,15 +710,9 @@ class IdempotentConsumerTest {
         InboxConfig.custom().lease(lease).heartbeatInterval(Duration.ofMillis(100)).build();
     ExecutorService owner = Executors.newSingleThreadExecutor();
     try (IdempotentConsumer c =
-        IdempotentConsumer.builder("hb", realTime)
+        IdempotentConsumer.builder("hb", watched)
             .config(cfg)
-            .listener(
-                e -> {
-                  seen.add(e);
-                  if (e.kind() == Kind.LEASE_EXTENDED) {
-                    twoRenewals.countDown();
-                  }
-                })
+            .listener(seen::add)
             .handler(
                 (m, a) -> {
                   runs.incrementAndGet();
@@ -712,14 +722,22 @@ class IdempotentConsumerTest {
                 })
             .build()) {
       Future<Outcome> running = owner.submit(() -> c.consume(Message.of("slow")));
-      // Backstops only: each wait ends as soon as its event happened.
       assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(twoRenewals.await(60, TimeUnit.SECONDS)).as("two renewals").isTrue();
-      // Probe only once the lease the claim began with has run out: without the renewals the
-      // probe would take the message over.
-      while (!realTime.currentTime().isAfter(firstLeaseEnd.get())) {
-        Thread.sleep(50);
+      assertThat(firstLeaseEnd.get()).isEqualTo(SettableClock.START.plus(lease));
+
+      // Twice: move the clock by less than the lease still granted, then wait for a renewal made
+      // at the new time. The second move passes the lease end the claim began with.
+      Instant leaseEnd = firstLeaseEnd.get();
+      for (int i = 0; i < 2; i++) {
+        clock.advance(step);
+        assertThat(clock.instant()).isBefore(leaseEnd);
+        Instant renewedTo = awaitRenewalAtOrAfter(renewals, clock.instant().plus(lease));
+        assertThat(renewedTo).as("renewal %d moved the lease end", i + 1).isAfter(leaseEnd);
+        leaseEnd = renewedTo;
       }
+      assertThat(clock.instant()).isAfter(firstLeaseEnd.get());
+      assertThat(store.find("hb", "slow").orElseThrow().leaseUntil()).isAfterOrEqualTo(leaseEnd);
+
       Outcome probe = c.consume(Message.of("slow"));
       assertThat(probe.status())
           .as("a probe after the original lease ended, the handler still running")
@@ -731,17 +749,35 @@ class IdempotentConsumerTest {
       assertThat(outcome.attempts()).isEqualTo(1);
       assertThat(runs).hasValue(1);
 
-      // Heartbeat stopped: no renewal (nor a refused renewal of the DONE record) afterwards. An
-      // absence check: a slow machine can only make it miss a late tick, never fail it wrongly.
-      int eventsAtReturn = seen.size();
+      // Heartbeat stopped. At most one tick may have passed its "still running?" check before the
+      // handler returned and reach the store afterwards (refused: the record is DONE); no new tick
+      // starts. An absence check: a slow machine can only make it miss a late tick, never fail it.
+      int callsAtReturn = extendCalls.get();
       Thread.sleep(300);
-      assertThat(seen.subList(eventsAtReturn, seen.size()))
-          .extracting(InboxEvent::kind)
-          .doesNotContain(Kind.LEASE_EXTENDED, Kind.LEASE_LOST);
+      assertThat(extendCalls.get() - callsAtReturn)
+          .as("extend calls after the handler returned")
+          .isLessThanOrEqualTo(1);
       assertThat(seen).extracting(InboxEvent::kind).doesNotContain(Kind.LEASE_LOST, Kind.TAKEOVER);
-      assertThat(realTime.find("hb", "slow").orElseThrow().state()).isEqualTo(RecordState.DONE);
+      InboxRecord done = store.find("hb", "slow").orElseThrow();
+      assertThat(done.state()).isEqualTo(RecordState.DONE);
+      assertThat(done.attempts()).isEqualTo(1);
     } finally {
       owner.shutdownNow();
+    }
+  }
+
+  /**
+   * Waits (a 60 s backstop) for a renewal whose lease end is at least {@code atLeast}, skipping
+   * renewals made before the clock last moved; returns that lease end.
+   */
+  private static Instant awaitRenewalAtOrAfter(BlockingQueue<Claim> renewals, Instant atLeast)
+      throws InterruptedException {
+    while (true) {
+      Claim renewed = renewals.poll(60, TimeUnit.SECONDS);
+      assertThat(renewed).as("a renewal to at least %s", atLeast).isNotNull();
+      if (!renewed.leaseUntil().isBefore(atLeast)) {
+        return renewed.leaseUntil();
+      }
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,11 +29,15 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The command as a separate process, as users run it: the demo on the embedded default, and a
  * {@code simulate} killed with SIGKILL mid-run and run again, after which the effect table must
- * hold exactly one row per id — on the embedded default and on PostgreSQL.
+ * hold exactly one row per id — on the embedded default and on PostgreSQL. The run is mid-run when
+ * killed by construction, not by timing: a {@link SimulationHolder} process holds one of its ids
+ * until the driver releases it.
  */
 class CliProcessTest {
 
   static final int MESSAGES = 4000;
+  static final int DUPLICATES = 2;
+  static final long SEED = 99;
 
   @TempDir Path workDir;
 
@@ -174,7 +179,7 @@ class CliProcessTest {
   }
 
   @Test
-  @Timeout(300)
+  @Timeout(600) // a hang guard: every wait inside ends as soon as its event happened
   void simulateKilledWithSigkillResumesToOneEffectPerIdOnTheEmbeddedDefault() throws Exception {
     // Opened by this test only once the child has it (IFEXISTS), so the child stays its host.
     String url =
@@ -185,19 +190,27 @@ class CliProcessTest {
   }
 
   @Test
-  @Timeout(300)
+  @Timeout(600) // a hang guard: every wait inside ends as soon as its event happened
   void simulateKilledWithSigkillResumesToOneEffectPerIdOnPostgres() throws Exception {
     String url = EmbeddedPostgres.bareUrl();
     killAndResume(url, "postgres", new String[] {"--db", url, "--user", "postgres"});
   }
 
+  /**
+   * Kills a {@code simulate} run mid-run and runs it again. "Mid-run" holds by construction: a
+   * {@link SimulationHolder} process claims one of the run's ids before the run starts, with a
+   * lease longer than the test, so every delivery of that id answers IN_FLIGHT and the run cannot
+   * finish until the holder is released. The driver waits (backstop only) until the run has applied
+   * a fifth of the ids, freezes it, checks it, kills it, then releases the holder (which applies
+   * and completes its id, one effect row like the run's) and runs the same command again.
+   */
   private void killAndResume(String url, String user, String[] dbArgs) throws Exception {
     String[] simulate = {
       "simulate",
       "--messages",
       String.valueOf(MESSAGES),
       "--duplicates",
-      "2",
+      String.valueOf(DUPLICATES),
       "--workers",
       "4",
       "--crash-rate",
@@ -205,7 +218,7 @@ class CliProcessTest {
       "--lease",
       "500ms",
       "--seed",
-      "99"
+      String.valueOf(SEED)
     };
     String[] args = concat(simulate, dbArgs);
     if (user != null) {
@@ -213,65 +226,198 @@ class CliProcessTest {
       execute(url, user, "DROP TABLE IF EXISTS inbox_sim_effect");
       execute(url, user, "DROP TABLE IF EXISTS inbox");
     }
-    File log = Files.createTempFile("inbox-sim", ".log").toFile();
-    Process first = inbox(workDir, args).redirectErrorStream(true).redirectOutput(log).start();
-    long effectsAtKill = -1;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     Path lockFile = workDir.resolve(".inbox").resolve("inbox.lock.db");
-    boolean hostChecked = false;
-    while (System.nanoTime() < deadline && first.isAlive()) {
+    String heldId =
+        SimulationHolder.heldId(
+            SimulationIds.of(
+                SimulationHolder.CONSUMER, SimulationHolder.TABLE, MESSAGES, DUPLICATES, SEED, 0));
+    Process holder = startHolder(user == null ? embeddedUrl() : url, user);
+    Path holderLog = workDir.resolve("holder.log");
+    Process first = null;
+    try {
+      awaitLine(holder, holderLog, "HOLDING " + heldId);
       if (user == null) {
-        // The embedded default: touch the file only once the child has opened it (its lock file
-        // names the server it hosts), so the kill below hits the process that owns the file.
-        String server = h2Server(lockFile);
-        if (server == null) {
+        // The holder closed the file before it printed HOLDING; wait until H2 has let go of it
+        // too, so that the run opens it first and hosts it.
+        long released = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (h2Server(lockFile) != null) {
+          assertThat(System.nanoTime() < released)
+              .as("the holder's H2 lock file went away (backstop)")
+              .isTrue();
           Thread.sleep(50);
-          continue;
-        }
-        if (!hostChecked) {
-          assertHostedBy(server, first);
-          hostChecked = true;
         }
       }
-      long effects = effects(url, user);
-      if (effects >= MESSAGES / 5) {
-        effectsAtKill = effects;
-        break;
-      }
-      Thread.sleep(100);
-    }
-    if (user == null) {
-      assertThat(hostChecked).as("the child opened the H2 file").isTrue();
-      assertHostedBy(h2Server(lockFile), first);
-    }
-    assertThat(effectsAtKill).isGreaterThanOrEqualTo(MESSAGES / 5);
-    // Frozen first, so the checks below and the kill see the same moment: a stopped process can
-    // neither finish in between nor exit by itself, and the kill hits it mid-run by construction.
-    signal(first, "STOP");
-    assertThat(first.isAlive())
-        .as("simulate still running when frozen; log:%n%s", Files.readString(log.toPath()))
-        .isTrue();
-    assertThat(Files.readString(log.toPath()))
-        .as("simulate had not reached its verdict when frozen")
-        .doesNotContain("verdict:");
-    if (user != null) {
-      // A server of its own: readable while the child is frozen (the H2 file is served by the
-      // child itself, so there the count read before the freeze must do).
-      effectsAtKill = effects(url, user);
-      assertThat(effectsAtKill).as("effects when frozen").isLessThan(MESSAGES);
-    }
-    first.destroyForcibly(); // SIGKILL: no shutdown hooks, no cleanup
-    assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(first.exitValue()).isEqualTo(137);
 
-    Ran second = runToEnd(inbox(workDir, args));
-    assertThat(second.code()).as(second.out()).isZero();
-    assertThat(second.out()).contains("verdict: EXACTLY ONE EFFECT PER ID");
-    // Output redirected to a file: no progress bar, whatever the JDK's System.console() says.
-    assertThat(Files.readString(log.toPath()) + second.out()).doesNotContain("\r");
-    assertThat(count(url, user, "SELECT COUNT(*) FROM inbox_sim_effect")).isEqualTo(MESSAGES);
-    assertThat(count(url, user, "SELECT COUNT(DISTINCT message_id) FROM inbox_sim_effect"))
-        .isEqualTo(MESSAGES);
+      File log = Files.createTempFile("inbox-sim", ".log").toFile();
+      first = inbox(workDir, args).redirectErrorStream(true).redirectOutput(log).start();
+      long effectsAtKill = -1;
+      // Backstop only: the run cannot finish while the id is held, so waiting longer never turns
+      // a correct run red; it only bounds a hang.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
+      boolean hostChecked = false;
+      while (System.nanoTime() < deadline && first.isAlive()) {
+        if (user == null) {
+          // The embedded default: touch the file only once the child has opened it (its lock
+          // file names the server it hosts), so the kill below hits the process that owns it.
+          String server = h2Server(lockFile);
+          if (server == null) {
+            Thread.sleep(50);
+            continue;
+          }
+          if (!hostChecked) {
+            assertHostedBy(server, first);
+            hostChecked = true;
+          }
+        }
+        long effects = effects(url, user);
+        if (effects >= MESSAGES / 5) {
+          effectsAtKill = effects;
+          break;
+        }
+        Thread.sleep(100);
+      }
+      if (user == null) {
+        assertThat(hostChecked).as("the child opened the H2 file").isTrue();
+        assertHostedBy(h2Server(lockFile), first);
+      }
+      assertThat(effectsAtKill)
+          .as("effects applied by the run; log:%n%s", Files.readString(log.toPath()))
+          .isGreaterThanOrEqualTo(MESSAGES / 5);
+      // Frozen first, so the checks below and the kill see the same moment: a stopped process
+      // can neither finish in between nor exit by itself.
+      signal(first, "STOP");
+      assertThat(first.isAlive())
+          .as("simulate still running when frozen; log:%n%s", Files.readString(log.toPath()))
+          .isTrue();
+      assertThat(Files.readString(log.toPath()))
+          .as("simulate had not reached its verdict when frozen")
+          .doesNotContain("verdict:");
+      if (user != null) {
+        // A server of its own: readable while the child is frozen (the H2 file is served by the
+        // child itself, so there the count read before the freeze must do).
+        effectsAtKill = effects(url, user);
+        assertThat(effectsAtKill).as("effects when frozen").isLessThan(MESSAGES);
+        assertThat(
+                count(
+                    url,
+                    user,
+                    "SELECT COUNT(*) FROM inbox WHERE consumer = 'sim' AND message_id = '"
+                        + heldId
+                        + "' AND state = 'PROCESSING' AND attempts = 1"))
+            .as("the held id is still the holder's claim")
+            .isEqualTo(1);
+        assertThat(
+                count(
+                    url,
+                    user,
+                    "SELECT COUNT(*) FROM inbox_sim_effect WHERE message_id = '" + heldId + "'"))
+            .as("effect rows of the held id before its release")
+            .isZero();
+      }
+      first.destroyForcibly(); // SIGKILL: no shutdown hooks, no cleanup
+      assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(first.exitValue()).isEqualTo(137);
+
+      release(holder, holderLog, user == null);
+
+      Ran second = runToEnd(inbox(workDir, args));
+      assertThat(second.code()).as(second.out()).isZero();
+      assertThat(second.out()).contains("verdict: EXACTLY ONE EFFECT PER ID");
+      // Output redirected to a file: no progress bar, whatever the JDK's System.console() says.
+      assertThat(Files.readString(log.toPath()) + second.out()).doesNotContain("\r");
+      assertThat(count(url, user, "SELECT COUNT(*) FROM inbox_sim_effect")).isEqualTo(MESSAGES);
+      assertThat(count(url, user, "SELECT COUNT(DISTINCT message_id) FROM inbox_sim_effect"))
+          .isEqualTo(MESSAGES);
+      // The held id was applied once, by its holder: neither run took it over.
+      assertThat(
+              count(
+                  url,
+                  user,
+                  "SELECT COUNT(*) FROM inbox_sim_effect WHERE message_id = '"
+                      + heldId
+                      + "' AND worker = '"
+                      + SimulationHolder.WORKER
+                      + "'"))
+          .isEqualTo(1);
+    } finally {
+      if (first != null && first.isAlive()) {
+        first.destroyForcibly();
+      }
+      if (holder.isAlive()) {
+        holder.destroyForcibly();
+      }
+    }
+  }
+
+  /** The embedded default's URL as the CLI builds it in {@link #workDir}, for the holder. */
+  private String embeddedUrl() throws IOException {
+    Path dir = workDir.resolve(".inbox");
+    Files.createDirectories(dir);
+    return "jdbc:h2:file:" + dir.resolve("inbox") + ";AUTO_SERVER=TRUE";
+  }
+
+  private Process startHolder(String url, String user) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(SimulationHolder.class.getName());
+    command.add("db=" + url);
+    if (user != null) {
+      command.add("user=" + user);
+    }
+    command.add("messages=" + MESSAGES);
+    command.add("duplicates=" + DUPLICATES);
+    command.add("seed=" + SEED);
+    // Longer than the test may run: the id stays held until the driver releases it.
+    command.add("lease=PT1H");
+    // stdin stays a pipe (the default): the release line comes through it.
+    return new ProcessBuilder(command)
+        .directory(workDir.toFile())
+        .redirectErrorStream(true)
+        .redirectOutput(workDir.resolve("holder.log").toFile())
+        .start();
+  }
+
+  /** Waits (120 s backstop) until {@code p}'s log holds {@code line}; fails if it ends first. */
+  private static void awaitLine(Process p, Path log, String line) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (!readIfPresent(log).contains(line)) {
+      assertThat(p.isAlive())
+          .as("holder ended before '%s':%n%s", line, readIfPresent(log))
+          .isTrue();
+      assertThat(System.nanoTime() < deadline)
+          .as("holder printed '%s' (backstop); its output:%n%s", line, readIfPresent(log))
+          .isTrue();
+      Thread.sleep(50);
+    }
+  }
+
+  /**
+   * Releases the holder and waits (backstop) until it has applied and completed its id. On the
+   * embedded default it reopens the file the killed run hosted; if H2 kept a row locked by the
+   * killed process's transaction (see {@link #runToEnd}), the test is reported as skipped.
+   */
+  private static void release(Process holder, Path log, boolean embedded) throws Exception {
+    try (OutputStream in = holder.getOutputStream()) {
+      in.write("release\n".getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(holder.waitFor(120, TimeUnit.SECONDS))
+        .as("holder ended after its release (backstop); %s", readIfPresent(log))
+        .isTrue();
+    String output = readIfPresent(log);
+    if (embedded && holder.exitValue() != 0) {
+      Assumptions.assumeFalse(
+          output.contains("Timeout trying to lock table"),
+          "H2 kept a row locked by the killed process's transaction (an H2 defect); holder:\n"
+              + output);
+    }
+    assertThat(holder.exitValue()).as("holder exit; %s", output).isZero();
+    assertThat(output).contains("COMPLETED ");
+  }
+
+  private static String readIfPresent(Path file) throws IOException {
+    return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
   }
 
   /** Sends {@code kill -<sig>} to {@code p} and waits for {@code kill} to return. */

@@ -50,6 +50,17 @@ final class InboxModel implements InboxStore {
     now = now.plus(duration);
   }
 
+  /**
+   * A copy of this model standing at {@code instant}: the same records, its own map and clock, so a
+   * call on the copy leaves this model untouched. Used to ask what the model would answer had the
+   * call been decided at {@code instant}.
+   */
+  InboxModel copyAt(Instant instant) {
+    InboxModel copy = new InboxModel(instant);
+    copy.records.putAll(records);
+    return copy;
+  }
+
   @Override
   public BeginResult begin(BeginRequest request) {
     Key key = new Key(request.consumer(), request.messageId());

@@ -51,15 +51,17 @@ import org.junit.jupiter.api.Test;
  *       generated durations are whole milliseconds, mostly whole seconds, so the clock often lands
  *       exactly on a lease end or a prune cut-off, and every time must agree exactly.
  *   <li><b>A clock that moves in real time</b> (a database's {@code now()}; override {@link
- *       #storeClockMovesOnItsOwn()} to return {@code true}): the model's clock follows the store's.
- *       Every generated duration is whole seconds and prune cut-offs lie half a second off that
- *       grid, so the real time that passes between a write and a later decision can tip the
- *       decision only when it is within a few milliseconds of a whole second (lease end) or a half
- *       second (cut-off); the run sees such a close call coming and waits it out (200 ms) before
- *       the call. Times agree within 400 ms, under the one-second grid, so a time that is off by a
- *       generated duration still fails. What this mode cannot test is the exact instant (a record
- *       updated exactly at the prune cut-off, a lease end passed by a microsecond); the default
- *       mode covers that.
+ *       #storeClockMovesOnItsOwn()} to return {@code true}): the run reads the store's clock right
+ *       before (t0) and right after (t1) every call. The store decided at some instant in [t0, t1],
+ *       so its answer must equal, times included, what the model answers at one such instant: t0,
+ *       t1, the instant the answer names (a begin's store time, the updatedAt a write returned) or
+ *       an instant in between where a lease end or prune cut-off flips the decision. The model
+ *       continues from that instant, so every timestamp the store writes must lie in [t0, t1] and
+ *       all later comparisons stay exact. However slowly a call runs (a GC pause, a loaded
+ *       machine), a correct store passes; a slow call only widens the instants it may have decided
+ *       at. Generated durations are whole seconds and prune cut-offs lie half a second off that
+ *       grid. What this mode cannot aim at is the exact instant (a record updated exactly at the
+ *       prune cut-off, a lease end passed by a microsecond); the default mode covers that.
  * </ul>
  *
  * <p>To run it for a store, extend this class and implement {@link #newFixture()}.

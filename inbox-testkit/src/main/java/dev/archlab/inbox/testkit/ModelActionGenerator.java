@@ -29,7 +29,8 @@ final class ModelActionGenerator {
 
   /**
    * Prune cut-offs with a moving store clock lie this far after a whole second back from "now", so
-   * a record updated a whole number of seconds ago is clearly on one side of the cut-off.
+   * that most prunes meet records clearly on one side of the cut-off and only some of them (records
+   * written half a second apart) on the line; the run checks either kind exactly.
    */
   static final long OFF_GRID_MILLIS = 500;
 

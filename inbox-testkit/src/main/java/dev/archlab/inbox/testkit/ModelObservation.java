@@ -103,15 +103,15 @@ record ModelObservation(
     return sorted;
   }
 
-  /** Equal, except that times may be up to {@code tolerance} apart. */
-  boolean agreesWith(ModelObservation actual, Duration tolerance) {
+  /** Equal, times included; see {@link View#agreesWith} for the one allowance. */
+  boolean agreesWith(ModelObservation actual) {
     if (!outcome.equals(actual.outcome)
-        || !closeEnough(time, actual.time, tolerance)
+        || !Objects.equals(time, actual.time)
         || records.size() != actual.records.size()) {
       return false;
     }
     for (int i = 0; i < records.size(); i++) {
-      if (!records.get(i).agreesWith(actual.records.get(i), tolerance)) {
+      if (!records.get(i).agreesWith(actual.records.get(i))) {
         return false;
       }
     }
@@ -158,11 +158,8 @@ record ModelObservation(
           hex(r.result()));
     }
 
-    /**
-     * Equal, except that times may be up to {@code tolerance} apart and the model's {@link
-     * InboxModel#ANY_ERROR} accepts any non-null error.
-     */
-    boolean agreesWith(View actual, Duration tolerance) {
+    /** Equal, except that the model's {@link InboxModel#ANY_ERROR} accepts any non-null error. */
+    boolean agreesWith(View actual) {
       boolean errorAgrees =
           InboxModel.ANY_ERROR.equals(lastError)
               ? actual.lastError != null
@@ -171,9 +168,9 @@ record ModelObservation(
           && key.equals(actual.key)
           && state == actual.state
           && attempts == actual.attempts
-          && closeEnough(leaseUntil, actual.leaseUntil, tolerance)
-          && closeEnough(createdAt, actual.createdAt, tolerance)
-          && closeEnough(updatedAt, actual.updatedAt, tolerance)
+          && Objects.equals(leaseUntil, actual.leaseUntil)
+          && Objects.equals(createdAt, actual.createdAt)
+          && Objects.equals(updatedAt, actual.updatedAt)
           && Objects.equals(payloadHash, actual.payloadHash)
           && Objects.equals(result, actual.result);
     }
@@ -196,13 +193,5 @@ record ModelObservation(
           + (result == null ? "" : " result=" + result)
           + "]";
     }
-  }
-
-  /** Both null, or both set and at most {@code tolerance} apart (equal for a zero tolerance). */
-  static boolean closeEnough(Duration expected, Duration actual, Duration tolerance) {
-    if (expected == null || actual == null) {
-      return expected == actual;
-    }
-    return expected.minus(actual).abs().compareTo(tolerance) <= 0;
   }
 }

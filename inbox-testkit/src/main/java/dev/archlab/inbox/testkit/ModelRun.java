@@ -14,11 +14,13 @@ import static dev.archlab.inbox.testkit.ModelObservation.records;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.InboxStore;
 import dev.archlab.inbox.testkit.ModelAction.Advance;
 import dev.archlab.inbox.testkit.ModelAction.Begin;
 import dev.archlab.inbox.testkit.ModelAction.Call;
 import dev.archlab.inbox.testkit.ModelAction.ClaimRef;
+import dev.archlab.inbox.testkit.ModelAction.Extend;
 import dev.archlab.inbox.testkit.ModelAction.ListRecords;
 import dev.archlab.inbox.testkit.ModelAction.Prune;
 import dev.archlab.inbox.testkit.ModelAction.PruneConsumer;
@@ -38,40 +40,29 @@ import java.util.Set;
  * AssertionError} naming the difference, with the trace of every step so far, as soon as they
  * disagree; {@link #compareAllRecords} compares everything both sides hold.
  *
- * <p>With a store clock that moves in real time, the model's clock follows the store's: it catches
- * up with the store's {@code currentTime()} plus all time advanced before every action and again
- * right after every store answer, so the two sides decide with, and are viewed from, times at most
- * one call apart. A call whose decision lies within {@link #CLOSE_CALL} of a lease end or prune
- * cut-off is delayed until it is clear (this only waits; nothing is asserted about timing).
+ * <p>Times are compared exactly, in the model's frame: a store time plus {@link #offset()}. With a
+ * clock that stands still the store and the model decide at the same instant. With a store clock
+ * that moves in real time the run reads the store's clock right before ({@code t0}) and right after
+ * ({@code t1}) each call: the store decided at some instant in [t0, t1], and however long the call
+ * took, the answer is accepted only if the model, asked at one such instant (t0, t1, the instant
+ * the store's answer names, or an instant where a lease end or prune cut-off flips the decision),
+ * gives exactly the same answer. The model then continues from that instant, so every timestamp the
+ * store wrote must lie in [t0, t1] and later comparisons stay exact. No margin depends on how fast
+ * the store or the machine is.
  */
 final class ModelRun {
-
-  /** How far apart two times may be with a moving store clock; they must be equal otherwise. */
-  static final Duration MOVING_CLOCK_TOLERANCE = Duration.ofMillis(400);
-
-  /**
-   * With a moving store clock, a lease end or prune cut-off closer than this to the model's "now"
-   * is a close call: the call waits until it is clear.
-   */
-  private static final Duration CLOSE_CALL = Duration.ofMillis(100);
 
   private static final int LIST_ALL = 1000;
 
   private final StoreFixture fixture;
   private final InboxStore store;
-  private final InboxModel model;
+  private InboxModel model;
   private final Map<String, List<Claim>> issued = new HashMap<>();
   private final List<String> trace = new ArrayList<>();
   private final ModelCoverage coverage;
 
-  /** Whether the store's clock moves in real time; the model's then follows it. */
+  /** Whether the store's clock moves in real time; the model then follows it call by call. */
   private final boolean clockMoves;
-
-  /** How far two times may be apart; zero with a clock that stands still. */
-  private final Duration tolerance;
-
-  /** The model's time at the start; with a moving clock also the store's. */
-  private final Instant start;
 
   /** All time moved through {@link Advance} so far. */
   private Duration advanced = Duration.ZERO;
@@ -81,13 +72,10 @@ final class ModelRun {
     this.fixture = fixture;
     this.store = fixture.store();
     this.clockMoves = clockMoves;
-    this.tolerance = clockMoves ? MOVING_CLOCK_TOLERANCE : Duration.ZERO;
-    this.start = store.currentTime();
-    this.model = new InboxModel(start);
+    this.model = new InboxModel(store.currentTime());
   }
 
   void step(ModelAction action) {
-    catchUpWithStoreClock();
     if (action instanceof Advance advance) {
       Duration by = Duration.ofMillis(advance.millis());
       fixture.advanceTime(by);
@@ -97,134 +85,149 @@ final class ModelRun {
     } else if (action instanceof ListRecords list) {
       checkList(list);
     } else {
-      Call call = (Call) action;
-      Claim claim = call.claimRef() == null ? null : resolve(call.claimRef());
-      String waited = waitOutCloseCall(call);
-      Answer modelAnswer = Answer.of(model, call, claim);
-      Answer storeAnswer = Answer.of(store, call, claim);
-      Instant storeNow = storeNowAfterAnswer();
-      ModelObservation expected = observe(modelAnswer, model.currentTime(), call);
-      ModelObservation actual = observe(storeAnswer, storeNow, call);
-      trace.add(
-          call
-              + (claim == null ? "" : " using " + describe(claim))
-              + waited
-              + "\n       -> "
-              + actual);
-      if (!expected.agreesWith(actual, tolerance)) {
-        throw failure("the store's answer differs from the model's", expected, actual);
+      call((Call) action);
+    }
+  }
+
+  /**
+   * Sends {@code call} to the store, then finds an instant in [t0, t1] at which the model answers
+   * exactly the same, and continues with the model as that answer left it.
+   */
+  private void call(Call call) {
+    Claim claim = call.claimRef() == null ? null : resolve(call.claimRef());
+    Instant t0 = storeNow();
+    Answer storeAnswer = Answer.of(store, call, claim);
+    Instant t1 = storeNow();
+    Instant from = t0.isBefore(model.currentTime()) ? model.currentTime() : t0;
+    ModelObservation matched = null;
+    for (Instant at : decisionInstants(call, storeAnswer, from, t1)) {
+      InboxModel candidate = model.copyAt(at);
+      ModelObservation expected = observe(Answer.of(candidate, call, claim), at, call);
+      ModelObservation actual = observe(storeAnswer, at.minus(offset()), call);
+      if (expected.agreesWith(actual)) {
+        model = candidate;
+        matched = actual;
+        break;
       }
-      if (actual.claim() != null) {
-        issued.computeIfAbsent(keyOf(actual.claim()), k -> new ArrayList<>()).add(actual.claim());
-      }
-      // Counts how often each decision and refusal was reached, for the coverage check.
-      coverage.record(call.getClass().getSimpleName(), category(actual.outcome()));
     }
+    ModelObservation shown =
+        matched != null ? matched : observe(storeAnswer, from.minus(offset()), call);
+    trace.add(
+        call
+            + (claim == null ? "" : " using " + describe(claim))
+            + (clockMoves ? " [call took " + millisBetween(t0, t1) + "]" : "")
+            + "\n       -> "
+            + shown);
+    if (matched == null) {
+      // Shown from t0 on both sides, so the reader sees where the store's times fall.
+      ModelObservation atStart = observe(Answer.of(model.copyAt(from), call, claim), from, call);
+      ModelObservation atEnd = observe(Answer.of(model.copyAt(t1), call, claim), from, call);
+      String expected =
+          clockMoves && !t1.equals(from)
+              ? atStart + "\n  model at t1 (" + millisBetween(from, t1) + " later): " + atEnd
+              : atStart.toString();
+      throw failure(
+          clockMoves
+              ? "the store's answer differs from the model's at every instant the store could"
+                  + " have decided at"
+              : "the store's answer differs from the model's",
+          expected,
+          shown);
+    }
+    if (matched.claim() != null) {
+      issued.computeIfAbsent(keyOf(matched.claim()), k -> new ArrayList<>()).add(matched.claim());
+    }
+    // Counts how often each decision and refusal was reached, for the coverage check.
+    coverage.record(call.getClass().getSimpleName(), category(matched.outcome()));
   }
 
   /**
-   * With a moving store clock, moves the model's clock up to the store's clock plus all time
-   * advanced, so that the model's "now" is the store's "now" in the model's frame (stored
-   * timestamps were shifted back by what was advanced). Called before every action, so the model
-   * decides with the store's current time.
+   * The instants in [{@code from}, {@code to}] worth asking the model at: both ends, the instant
+   * the store's answer says it decided at (a begin's store time, the updatedAt it wrote, an
+   * extended lease end minus the lease), and every instant in between where a decision that is
+   * monotone in time flips (the lease end of the record a begin meets; the first instant a DONE
+   * record falls before a prune's cut-off). Between two such instants the model's decision does not
+   * change, so these cover every answer the model could give in [from, to]. With a clock that
+   * stands still, only the model's "now".
    */
-  private void catchUpWithStoreClock() {
-    if (clockMoves) {
-      catchUpWith(store.currentTime());
-    }
-  }
-
-  /**
-   * The store's "now", read right after the store answered, to view its answer from; with a moving
-   * store clock the model's clock catches up with it, so that the model's answer is viewed from the
-   * same moment (the model's decision was already made with its earlier "now").
-   */
-  private Instant storeNowAfterAnswer() {
-    Instant now = store.currentTime();
-    if (clockMoves) {
-      catchUpWith(now);
-    }
-    return now;
-  }
-
-  /** Moves the model's clock to {@code storeNow} plus all time advanced; never back. */
-  private void catchUpWith(Instant storeNow) {
-    Duration behind = Duration.between(model.currentTime(), storeNow.plus(advanced));
-    if (!behind.isNegative()) {
-      model.advance(behind);
-    }
-  }
-
-  /**
-   * With a moving store clock, waits while the model sees {@code call} as a close call (see {@link
-   * #isCloseCall}), so that the real time passing during the call cannot tip the store to the other
-   * side. Returns a note for the trace, empty if it did not wait.
-   */
-  private String waitOutCloseCall(Call call) {
+  private List<Instant> decisionInstants(Call call, Answer storeAnswer, Instant from, Instant to) {
     if (!clockMoves) {
-      return "";
+      return List.of(model.currentTime());
     }
-    int waits = 0;
-    while (waits < 10 && isCloseCall(call)) {
-      waits++;
-      try {
-        Thread.sleep(CLOSE_CALL.multipliedBy(2).toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting out a close call", e);
-      }
-      catchUpWithStoreClock();
+    List<Instant> instants = new ArrayList<>();
+    Instant named = namedInstant(call, storeAnswer);
+    if (named != null) {
+      instants.add(named.plus(offset()));
     }
-    return waits == 0 ? "" : " (after waiting out a close call " + waits + " time(s))";
+    instants.add(from);
+    instants.add(to);
+    if (call instanceof Begin b) {
+      model
+          .find(CONSUMERS.get(b.consumer()), MESSAGE_IDS.get(b.id()))
+          .filter(r -> r.state() == RecordState.PROCESSING)
+          .ifPresent(r -> instants.add(r.leaseUntil()));
+    } else if (call instanceof Prune p) {
+      addPruneFlips(instants, null, p.agoMillis());
+    } else if (call instanceof PruneConsumer p) {
+      addPruneFlips(instants, CONSUMERS.get(p.consumer()), p.agoMillis());
+    }
+    return instants.stream().filter(t -> !t.isBefore(from) && !t.isAfter(to)).distinct().toList();
+  }
+
+  /** A DONE record goes once the cut-off, now minus {@code agoMillis}, is past its updatedAt. */
+  private void addPruneFlips(List<Instant> instants, String consumer, long agoMillis) {
+    for (InboxRecord r : model.list(RecordState.DONE, consumer, LIST_ALL)) {
+      instants.add(r.updatedAt().plusMillis(agoMillis).plusNanos(1));
+    }
+  }
+
+  /** The store-clock instant the store's answer says it decided at, or null if it names none. */
+  private static Instant namedInstant(Call call, Answer answer) {
+    Object value = answer.value();
+    if (value instanceof BeginResult r) {
+      return r.storeTime();
+    }
+    if (value instanceof InboxRecord r) {
+      return r.updatedAt();
+    }
+    if (value instanceof Claim c && call instanceof Extend e && c.leaseUntil() != null) {
+      return c.leaseUntil().minusMillis(e.leaseMillis());
+    }
+    return null;
   }
 
   /**
-   * Whether the model's "now" is within {@link #CLOSE_CALL} of a line {@code call} decides on: the
-   * lease end of the key a begin meets, or the updatedAt of a DONE record a prune may delete. For a
-   * lease end this can only matter once the try has run for about a second: with whole-second
-   * durations, the model's distance to a lease end is a whole number of seconds plus the real time
-   * since the lease was written, and at zero whole seconds both sides are past it (real time only
-   * moves forward, on both).
+   * The store's "now" in the model's frame: with a moving store clock the fixture moves time by
+   * shifting stored timestamps back, so the store's times lag the model's by all time advanced.
+   * With a clock that stands still the model's own "now", which is the store's.
    */
-  private boolean isCloseCall(Call call) {
-    Instant now = model.currentTime();
-    if (call instanceof Begin b) {
-      Duration sinceStart = Duration.between(start, now).minus(advanced);
-      InboxRecord r = model.find(CONSUMERS.get(b.consumer()), MESSAGE_IDS.get(b.id())).orElse(null);
-      return r != null
-          && r.state() == RecordState.PROCESSING
-          && Duration.between(r.leaseUntil(), now).abs().compareTo(CLOSE_CALL) < 0
-          && sinceStart.compareTo(Duration.ofSeconds(1).minus(CLOSE_CALL)) >= 0;
-    }
-    String consumer;
-    long agoMillis;
-    if (call instanceof Prune p) {
-      consumer = null;
-      agoMillis = p.agoMillis();
-    } else if (call instanceof PruneConsumer p) {
-      consumer = CONSUMERS.get(p.consumer());
-      agoMillis = p.agoMillis();
-    } else {
-      return false;
-    }
-    Instant before = now.minusMillis(agoMillis);
-    for (InboxRecord r : model.list(RecordState.DONE, consumer, LIST_ALL)) {
-      if (Duration.between(before, r.updatedAt()).abs().compareTo(CLOSE_CALL) < 0) {
-        return true;
-      }
-    }
-    return false;
+  private Instant storeNow() {
+    return clockMoves ? store.currentTime().plus(offset()) : model.currentTime();
   }
 
-  /** Every record in the key pool and every list, compared with the model. */
+  /** What to add to a store time to get the same instant in the model's frame. */
+  private Duration offset() {
+    return clockMoves ? advanced : Duration.ZERO;
+  }
+
+  private static String millisBetween(Instant from, Instant to) {
+    return seconds(Duration.between(from, to).toMillis());
+  }
+
+  /**
+   * Every record in the key pool and every list, compared with the model. Reads decide nothing, so
+   * times are compared exactly: both sides are viewed from the model's "now" (the instant of its
+   * last decision), the store's through {@link #offset()}.
+   */
   void compareAllRecords() {
+    Instant modelNow = model.currentTime();
+    Instant storeView = modelNow.minus(offset());
     for (String consumer : CONSUMERS) {
       for (String id : MESSAGE_IDS) {
         List<InboxRecord> got = store.find(consumer, id).stream().toList();
-        ModelObservation actual = records(got, storeNowAfterAnswer());
-        ModelObservation expected =
-            records(model.find(consumer, id).stream().toList(), model.currentTime());
-        if (!expected.agreesWith(actual, tolerance)) {
+        ModelObservation actual = records(got, storeView);
+        ModelObservation expected = records(model.find(consumer, id).stream().toList(), modelNow);
+        if (!expected.agreesWith(actual)) {
           throw failure("find(" + consumer + "/" + id + ") differs", expected, actual);
         }
       }
@@ -235,13 +238,11 @@ final class ModelRun {
       for (String consumer : consumers) {
         String what = "list(" + state + ", " + (consumer == null ? "all" : consumer) + ")";
         List<InboxRecord> got = store.list(state, consumer, LIST_ALL);
-        Instant storeNow = storeNowAfterAnswer();
-        requireOldestFirst(what, got, storeNow);
+        requireOldestFirst(what, got, storeView);
         // Order among equal createdAt is open, so compare as sets sorted by key.
-        ModelObservation actual = records(byKey(got), storeNow);
-        ModelObservation expected =
-            records(byKey(model.list(state, consumer, LIST_ALL)), model.currentTime());
-        if (!expected.agreesWith(actual, tolerance)) {
+        ModelObservation actual = records(byKey(got), storeView);
+        ModelObservation expected = records(byKey(model.list(state, consumer, LIST_ALL)), modelNow);
+        if (!expected.agreesWith(actual)) {
           throw failure(what + " differs", expected, actual);
         }
       }
@@ -250,13 +251,13 @@ final class ModelRun {
 
   /**
    * A limited list must hold min(limit, n) matching records, oldest first, and no record left out
-   * may be older than one returned.
+   * may be older than one returned. Times are viewed as in {@link #compareAllRecords}.
    */
   private void checkList(ListRecords list) {
     List<InboxRecord> got = store.list(list.state(), list.consumerName(), list.limit());
-    Instant storeNow = storeNowAfterAnswer();
-    List<InboxRecord> all = model.list(list.state(), list.consumerName(), LIST_ALL);
     Instant modelNow = model.currentTime();
+    Instant storeNow = modelNow.minus(offset());
+    List<InboxRecord> all = model.list(list.state(), list.consumerName(), LIST_ALL);
     trace.add(list + "\n       -> " + records(got, storeNow));
     String what = list.toString();
     requireOldestFirst(what, got, storeNow);
@@ -275,7 +276,7 @@ final class ModelRun {
         throw failure(what + " returned an unexpected or repeated record", expectedAll, actual);
       }
       ModelObservation one = records(List.of(m), modelNow);
-      if (!one.agreesWith(records(List.of(r), storeNow), tolerance)) {
+      if (!one.agreesWith(records(List.of(r), storeNow))) {
         throw failure(what + " returned a record that differs", one, actual);
       }
       newestReturned = m.createdAt();
@@ -340,15 +341,15 @@ final class ModelRun {
     return outcome;
   }
 
-  private AssertionError failure(String what, ModelObservation expected, ModelObservation actual) {
+  private AssertionError failure(String what, Object expected, ModelObservation actual) {
     StringBuilder message = new StringBuilder(what);
     if (expected != null) {
       message.append("\n  model: ").append(expected);
     }
     message.append("\n  store: ").append(actual);
     message
-        .append("\n  (times are relative to each side's now")
-        .append(clockMoves ? " and compared within " + seconds(tolerance.toMillis()) : "")
+        .append("\n  (times are relative to one instant, the same on both sides")
+        .append(clockMoves ? "; the store's clock moves, every call is timed t0..t1" : "")
         .append(")\nactions so far:");
     for (int i = 0; i < trace.size(); i++) {
       message.append(String.format("%n  %2d. %s", i + 1, trace.get(i)));
