@@ -173,7 +173,7 @@ public final class InboxMetrics implements MeterBinder {
 
     /**
      * The shortest time between two store reads; scrapes in between are served the last figures.
-     * Default {@link #DEFAULT_STATS_INTERVAL}.
+     * Default {@link InboxMetrics#DEFAULT_STATS_INTERVAL}.
      *
      * @param interval the minimum interval, positive
      * @return this builder
