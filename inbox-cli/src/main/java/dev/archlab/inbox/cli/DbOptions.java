@@ -43,7 +43,7 @@ final class DbOptions {
       completionCandidates = UrlPrefixes.class,
       description =
           "Database URL, starting with one of: ${COMPLETION-CANDIDATES}"
-              + " (env ${INBOX_DB_URL}; default: an H2 file in ./.inbox/)")
+              + " (env INBOX_DB_URL; default: an H2 file in ./.inbox/)")
   String url;
 
   /** The URL prefixes of the registered dialects, for the help text. */

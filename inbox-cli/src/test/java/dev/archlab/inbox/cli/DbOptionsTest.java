@@ -69,6 +69,15 @@ class DbOptionsTest {
   }
 
   @Test
+  void theDbHelpListsTheRegisteredPrefixes() {
+    Cli.Result r = Cli.run("status", "--help");
+    String help = r.out().replaceAll("\\s+", " ");
+    assertThat(help)
+        .contains("starting with one of: " + String.join(", ", Dialects.urlPrefixes()))
+        .contains("(env INBOX_DB_URL;");
+  }
+
+  @Test
   void thePoolIsolationIsTheDialectsDefault() {
     assertThat(DbOptions.defaultIsolation("jdbc:postgresql://db/app"))
         .isEqualTo("TRANSACTION_READ_COMMITTED");
