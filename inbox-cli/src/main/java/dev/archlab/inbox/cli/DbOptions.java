@@ -6,6 +6,8 @@ import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.SchemaMissingException;
 import dev.archlab.inbox.jdbc.TableName;
+import dev.archlab.inbox.jdbc.dialect.Dialects;
+import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +15,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Locale;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import picocli.CommandLine.Option;
@@ -37,10 +40,19 @@ final class DbOptions {
   @Option(
       names = "--db",
       paramLabel = "JDBC_URL",
+      completionCandidates = UrlPrefixes.class,
       description =
-          "Database URL: jdbc:postgresql:…, jdbc:mariadb:…, jdbc:mysql:… or jdbc:h2:…"
-              + " (env ${INBOX_DB_URL}; default: an H2 file in ./.inbox/)")
+          "Database URL, starting with one of: ${COMPLETION-CANDIDATES}"
+              + " (env INBOX_DB_URL; default: an H2 file in ./.inbox/)")
   String url;
+
+  /** The URL prefixes of the registered dialects, for the help text. */
+  static final class UrlPrefixes implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      return Dialects.urlPrefixes().iterator();
+    }
+  }
 
   @Option(names = "--user", description = "Database user (env INBOX_DB_USER).")
   String user;
@@ -64,18 +76,20 @@ final class DbOptions {
     if (value == null || value.isBlank()) {
       return defaultUrl();
     }
-    String lower = value.strip().toLowerCase(Locale.ROOT);
-    if (!(lower.startsWith("jdbc:postgresql:")
-        || lower.startsWith("jdbc:mariadb:")
-        || lower.startsWith("jdbc:mysql:")
-        || lower.startsWith("jdbc:h2:"))) {
+    if (Dialects.forUrl(value).isEmpty()) {
       throw new ParameterException(
-          spec.commandLine(),
-          "invalid JDBC URL '"
-              + value
-              + "': expected jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: or jdbc:h2:");
+          spec.commandLine(), "invalid JDBC URL '" + value + "': expected " + expectedPrefixes());
     }
     return withMysqlScheme(value.strip());
+  }
+
+  /** "jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: or jdbc:h2:", from the registry. */
+  static String expectedPrefixes() {
+    List<String> prefixes = Dialects.urlPrefixes();
+    int last = prefixes.size() - 1;
+    return last == 0
+        ? prefixes.get(0)
+        : String.join(", ", prefixes.subList(0, last)) + " or " + prefixes.get(last);
   }
 
   private static final String MYSQL_SCHEME = "jdbc:mysql:";
@@ -282,13 +296,25 @@ final class DbOptions {
     return config;
   }
 
-  /** The database's own default isolation level, as a HikariCP isolation name. */
+  /**
+   * The database's own default isolation level (its dialect's), as a HikariCP isolation name; READ
+   * COMMITTED for a URL no dialect claims.
+   */
   static String defaultIsolation(String jdbcUrl) {
-    String lower = jdbcUrl.toLowerCase(Locale.ROOT);
-    if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
-      return "TRANSACTION_REPEATABLE_READ";
+    int level =
+        Dialects.forUrl(jdbcUrl)
+            .map(JdbcDialect::defaultIsolation)
+            .orElse(Connection.TRANSACTION_READ_COMMITTED);
+    switch (level) {
+      case Connection.TRANSACTION_READ_UNCOMMITTED:
+        return "TRANSACTION_READ_UNCOMMITTED";
+      case Connection.TRANSACTION_REPEATABLE_READ:
+        return "TRANSACTION_REPEATABLE_READ";
+      case Connection.TRANSACTION_SERIALIZABLE:
+        return "TRANSACTION_SERIALIZABLE";
+      default:
+        return "TRANSACTION_READ_COMMITTED";
     }
-    return "TRANSACTION_READ_COMMITTED";
   }
 
   /** The store on {@code ds}; the table name is validated here. */

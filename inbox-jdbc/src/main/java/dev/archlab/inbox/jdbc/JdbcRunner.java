@@ -4,6 +4,7 @@ import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -24,7 +25,7 @@ final class JdbcRunner {
 
   /** Classifies MariaDB/MySQL driver errors (vendor codes) before a dialect could be detected. */
   private static final JdbcDialect MYSQL_RULES =
-      new dev.archlab.inbox.jdbc.dialect.MySqlDialect(true);
+      new dev.archlab.inbox.jdbc.dialect.MariaDbDialect();
 
   private final DataSource dataSource;
   private final TableName table;
@@ -251,20 +252,6 @@ final class JdbcRunner {
     }
   }
 
-  /**
-   * The statements of the dialect already detected, for code that runs only after a call on a
-   * connection detected it; never borrows a connection.
-   *
-   * @throws IllegalStateException if no call has detected the dialect yet
-   */
-  Statements detected() {
-    Statements s = statements;
-    if (s == null) {
-      throw new IllegalStateException("the dialect has not been detected on a connection yet");
-    }
-    return s;
-  }
-
   /** The statements, detecting the dialect on {@code c} (which the caller already holds). */
   Statements statements(Connection c) throws SQLException {
     Statements s = statements;
@@ -274,7 +261,7 @@ final class JdbcRunner {
         if (s == null) {
           JdbcDialect dialect =
               configuredDialect != null ? configuredDialect : JdbcDialect.detect(c);
-          s = new Statements(dialect, table);
+          s = dialect.statements(table);
           statements = s;
         }
       }
