@@ -4,16 +4,14 @@ import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidArgumentException;
-import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
-import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
 import dev.archlab.inbox.store.InboxStore;
+import dev.archlab.inbox.store.RecordStateMachine;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Clock;
@@ -252,10 +250,8 @@ public final class MemoryInboxStore implements InboxStore {
         continue; // another caller inserted it first: decide on theirs
       }
       Entry found = slot.entry();
-      BeginResult decided = decide(request, found.toRecord(consumer, id), now);
-      if (decided.kind() == Kind.IN_FLIGHT
-          || decided.kind() == Kind.DUPLICATE
-          || decided.kind() == Kind.DEAD) {
+      BeginResult decided = RecordStateMachine.begin(request, found.toRecord(consumer, id), now);
+      if (!RecordStateMachine.writes(decided.kind())) {
         return decided;
       }
       if (slot.swap(found, new Entry(decided.record()))) {
@@ -263,45 +259,6 @@ public final class MemoryInboxStore implements InboxStore {
       }
       // Changed since it was read: look again.
     }
-  }
-
-  /** What begin answers for {@code current}; a takeover or death is not yet written. */
-  private static BeginResult decide(BeginRequest request, InboxRecord current, Instant now) {
-    if (request.payloadHash() != null
-        && current.payloadHash() != null
-        && !request.payloadHash().equals(current.payloadHash())) {
-      throw new PayloadMismatchException(request.consumer(), request.messageId());
-    }
-    switch (current.state()) {
-      case DONE:
-        return BeginResult.of(Kind.DUPLICATE, current, now);
-      case DEAD:
-        return BeginResult.of(Kind.DEAD, current, now);
-      default:
-        break;
-    }
-    if (now.isBefore(current.leaseUntil())) {
-      return BeginResult.of(Kind.IN_FLIGHT, current, now);
-    }
-    if (current.attempts() >= request.maxAttempts()) {
-      String error =
-          current.lastError() != null
-              ? current.lastError()
-              : "lease expired without completion after "
-                  + current.attempts()
-                  + " attempt(s); the handler probably crashed the process";
-      return BeginResult.of(
-          Kind.DIED,
-          current.transitioned(RecordState.DEAD, current.attempts(), null, now, error),
-          now);
-    }
-    // A PROCESSING record keeps an error only while it waits for the retry of a recorded failure;
-    // the new attempt starts without one, so a crash of that attempt reads as a takeover later.
-    return BeginResult.of(
-        current.lastError() != null ? Kind.RETRIED : Kind.TAKEN_OVER,
-        current.transitioned(
-            RecordState.PROCESSING, current.attempts() + 1, now.plus(request.lease()), now, null),
-        now);
   }
 
   @Override
@@ -467,14 +424,10 @@ public final class MemoryInboxStore implements InboxStore {
     while (true) {
       Entry found = slot == null ? null : slot.entry();
       if (found == null) {
-        throw new UnknownClaimException(claim, "no record exists for this key");
+        throw RecordStateMachine.refusal(claim, null);
       }
-      if (claim.fencingToken() > found.attempts) {
-        throw new UnknownClaimException(
-            claim, "the record has only reached attempt " + found.attempts);
-      }
-      if (found.state != RecordState.PROCESSING || found.attempts != claim.fencingToken()) {
-        throw new LeaseLostException(claim, found.state, found.attempts);
+      if (!RecordStateMachine.owns(claim, found.state, found.attempts)) {
+        throw RecordStateMachine.refusal(claim, found.state, found.attempts);
       }
       Instant now = clock.instant();
       Entry next;

@@ -4,16 +4,14 @@ import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidArgumentException;
-import dev.archlab.inbox.LeaseLostException;
-import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.jdbc.Statements.FencedSql;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
+import dev.archlab.inbox.store.RecordStateMachine;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -77,37 +75,11 @@ final class InboxTable {
   BeginResult decide(Connection c, BeginRequest r, Snapshot snap) throws SQLException {
     InboxRecord cur = snap.record;
     Instant now = snap.now;
-    if (r.payloadHash() != null
-        && cur.payloadHash() != null
-        && !r.payloadHash().equals(cur.payloadHash())) {
-      throw new PayloadMismatchException(r.consumer(), r.messageId());
+    BeginResult decided = RecordStateMachine.begin(r, cur, now);
+    if (!RecordStateMachine.writes(decided.kind())) {
+      return decided;
     }
-    if (cur.state() == RecordState.DONE) {
-      return BeginResult.of(Kind.DUPLICATE, cur, now);
-    }
-    if (cur.state() == RecordState.DEAD) {
-      return BeginResult.of(Kind.DEAD, cur, now);
-    }
-    if (now.isBefore(cur.leaseUntil())) {
-      return BeginResult.of(Kind.IN_FLIGHT, cur, now);
-    }
-    boolean dies = cur.attempts() >= r.maxAttempts();
-    InboxRecord next =
-        dies
-            ? cur.transitioned(
-                RecordState.DEAD,
-                cur.attempts(),
-                null,
-                now,
-                cur.lastError() != null
-                    ? cur.lastError()
-                    : "lease expired without completion after "
-                        + cur.attempts()
-                        + " attempt(s); the handler probably crashed the process")
-            // A PROCESSING row keeps an error only while it waits for the retry of a recorded
-            // failure; the new attempt starts without one, so its own crash reads as a takeover.
-            : cur.transitioned(
-                RecordState.PROCESSING, cur.attempts() + 1, now.plus(r.lease()), now, null);
+    InboxRecord next = decided.record();
     Statements s = jdbc.statements(c);
     try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
       ps.setString(1, next.state().name());
@@ -119,12 +91,7 @@ final class InboxTable {
       ps.setString(7, r.messageId());
       ps.setInt(8, cur.attempts());
       s.dialect.setInstant(ps, 9, now);
-      return ps.executeUpdate() == 1
-          ? BeginResult.of(
-              dies ? Kind.DIED : cur.lastError() != null ? Kind.RETRIED : Kind.TAKEN_OVER,
-              next,
-              now)
-          : null;
+      return ps.executeUpdate() == 1 ? decided : null;
     }
   }
 
@@ -245,15 +212,7 @@ final class InboxTable {
         return select(c, claim.consumer(), claim.messageId());
       }
     }
-    InboxRecord current = select(c, claim.consumer(), claim.messageId());
-    if (current == null) {
-      throw new UnknownClaimException(claim, "no record exists for this key");
-    }
-    if (claim.fencingToken() > current.attempts()) {
-      throw new UnknownClaimException(
-          claim, "the record has only reached attempt " + current.attempts());
-    }
-    throw new LeaseLostException(claim, current.state(), current.attempts());
+    throw RecordStateMachine.refusal(claim, select(c, claim.consumer(), claim.messageId()));
   }
 
   record Snapshot(InboxRecord record, Instant now) {}
