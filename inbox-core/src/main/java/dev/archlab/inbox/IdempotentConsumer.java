@@ -3,6 +3,7 @@ package dev.archlab.inbox;
 import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.Fingerprint;
 import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.ClaimedEffect;
@@ -322,10 +323,7 @@ public final class IdempotentConsumer implements AutoCloseable {
 
     @Override
     public Instant extendLease(Duration lease) {
-      Identifiers.requireValue(lease, "lease");
-      if (lease.isNegative() || lease.isZero()) {
-        throw new InvalidArgumentException("lease must be positive, was " + lease);
-      }
+      ArgumentChecks.requirePositive(Identifiers.requireValue(lease, "lease"), "lease");
       try {
         return extend(lease);
       } catch (LeaseLostException lost) {

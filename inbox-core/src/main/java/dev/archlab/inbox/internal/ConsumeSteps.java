@@ -10,6 +10,7 @@ import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.InboxStore;
 import java.lang.System.Logger.Level;
@@ -228,14 +229,7 @@ public final class ConsumeSteps {
    * @throws InvalidArgumentException if {@code result} is over {@link InboxRecord#MAX_RESULT_BYTES}
    */
   public static byte[] checkedResult(byte[] result) {
-    if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
-      throw new InvalidArgumentException(
-          "result of "
-              + result.length
-              + " bytes exceeds the limit of "
-              + InboxRecord.MAX_RESULT_BYTES
-              + " bytes");
-    }
+    ArgumentChecks.requireResultSize(result);
     return result == null ? null : result.clone();
   }
 }

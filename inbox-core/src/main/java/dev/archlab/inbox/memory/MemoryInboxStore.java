@@ -3,10 +3,10 @@ package dev.archlab.inbox.memory;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
@@ -263,20 +263,13 @@ public final class MemoryInboxStore implements InboxStore {
 
   @Override
   public InboxRecord complete(Claim claim, byte[] result) {
-    if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
-      throw new InvalidArgumentException(
-          "result of "
-              + result.length
-              + " bytes exceeds the limit of "
-              + InboxRecord.MAX_RESULT_BYTES
-              + " bytes");
-    }
+    ArgumentChecks.requireResultSize(result);
     return fenced(claim, Transition.DONE, null, result == null ? null : result.clone(), null);
   }
 
   @Override
   public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
-    requireNonNegative(retryDelay, "retryDelay");
+    ArgumentChecks.requireNonNegative(retryDelay, "retryDelay");
     return fenced(claim, Transition.RETRY, retryDelay, null, InboxRecord.boundError(error));
   }
 
@@ -287,10 +280,7 @@ public final class MemoryInboxStore implements InboxStore {
 
   @Override
   public Claim extend(Claim claim, Duration lease) {
-    Objects.requireNonNull(lease, "lease");
-    if (lease.isNegative() || lease.isZero()) {
-      throw new InvalidArgumentException("lease must be positive, was " + lease);
-    }
+    ArgumentChecks.requirePositive(lease, "lease");
     return fenced(claim, Transition.EXTEND, lease, null, null).toClaim();
   }
 
@@ -326,9 +316,7 @@ public final class MemoryInboxStore implements InboxStore {
     if (consumer != null) {
       Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
     }
-    if (limit < 0) {
-      throw new InvalidArgumentException("limit must be >= 0, was " + limit);
-    }
+    ArgumentChecks.requireLimit(limit);
     List<InboxRecord> found = new ArrayList<>();
     for (Map.Entry<String, ConcurrentHashMap<String, Slot>> c : byConsumer.entrySet()) {
       if (consumer != null && !consumer.equals(c.getKey())) {
@@ -466,12 +454,5 @@ public final class MemoryInboxStore implements InboxStore {
       lastUsed = new ConsumerSlots(consumer, slots);
     }
     return slots;
-  }
-
-  private static void requireNonNegative(Duration d, String name) {
-    Objects.requireNonNull(d, name);
-    if (d.isNegative()) {
-      throw new InvalidArgumentException(name + " must not be negative, was " + d);
-    }
   }
 }

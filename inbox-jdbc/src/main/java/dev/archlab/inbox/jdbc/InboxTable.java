@@ -3,11 +3,11 @@ package dev.archlab.inbox.jdbc;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.Statements.FencedSql;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
@@ -125,7 +125,7 @@ final class InboxTable {
 
   /** Stores {@code result} on a DONE record written by this transaction; returns the record. */
   InboxRecord keepResultOn(Connection c, InboxRecord done, byte[] result) throws SQLException {
-    checkResult(result);
+    ArgumentChecks.requireResultSize(result);
     try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).keepResult)) {
       ps.setBytes(1, result);
       ps.setString(2, done.consumer());
@@ -285,14 +285,6 @@ final class InboxTable {
         .toClaim();
   }
 
-  static void requireLease(Claim claim, Duration lease) {
-    Objects.requireNonNull(claim, "claim");
-    Objects.requireNonNull(lease, "lease");
-    if (lease.isNegative() || lease.isZero()) {
-      throw new InvalidArgumentException("lease must be positive, was " + lease);
-    }
-  }
-
   /** Reads many records of one consumer with the database's time, keyed by message id. */
   Map<String, Snapshot> selectManyWithNow(Connection c, List<BeginRequest> requests)
       throws SQLException {
@@ -317,24 +309,6 @@ final class InboxTable {
 
   static long micros(Duration d) {
     return d.toNanos() / 1_000;
-  }
-
-  static void checkResult(byte[] result) {
-    if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
-      throw new InvalidArgumentException(
-          "result of "
-              + result.length
-              + " bytes exceeds the limit of "
-              + InboxRecord.MAX_RESULT_BYTES
-              + " bytes");
-    }
-  }
-
-  static void requireNonNegative(Duration d, String name) {
-    Objects.requireNonNull(d, name);
-    if (d.isNegative()) {
-      throw new InvalidArgumentException(name + " must not be negative, was " + d);
-    }
   }
 
   /** The fenced failure on {@code c}: the record waits {@code retryDelay} for its next attempt. */

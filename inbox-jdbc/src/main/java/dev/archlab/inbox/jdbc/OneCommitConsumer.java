@@ -9,7 +9,6 @@ import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
@@ -18,6 +17,7 @@ import dev.archlab.inbox.internal.Fingerprint;
 import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import java.sql.Connection;
@@ -312,9 +312,7 @@ public final class OneCommitConsumer implements AutoCloseable {
     public Instant extendLease(Duration lease) {
       try {
         if (insertedDone) {
-          if (lease == null || lease.isNegative() || lease.isZero()) {
-            throw new InvalidArgumentException("lease must be positive, was " + lease);
-          }
+          ArgumentChecks.requirePositive(Identifiers.requireValue(lease, "lease"), "lease");
           claim = claim.withLeaseUntil(store.rows.currentTimeOn(connection).plus(lease));
         } else {
           claim = store.extend(connection, claim, lease);
