@@ -2,10 +2,9 @@ package dev.archlab.inbox.memory;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.Message;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
@@ -296,7 +295,7 @@ public final class MemoryInboxStore implements InboxStore {
 
   @Override
   public long prune(String consumer, Instant before) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireConsumerName(consumer);
     Objects.requireNonNull(before, "before");
     ConcurrentHashMap<String, Slot> slots = byConsumer.get(consumer);
     return slots == null ? 0 : pruneFrom(slots, before);
@@ -304,8 +303,8 @@ public final class MemoryInboxStore implements InboxStore {
 
   @Override
   public Optional<InboxRecord> find(String consumer, String messageId) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
     Entry entry = entryOf(slotsFor(consumer), messageId);
     return entry == null ? Optional.empty() : Optional.of(entry.toRecord(consumer, messageId));
   }
@@ -314,7 +313,7 @@ public final class MemoryInboxStore implements InboxStore {
   public List<InboxRecord> list(RecordState state, String consumer, int limit) {
     Objects.requireNonNull(state, "state");
     if (consumer != null) {
-      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+      Identifiers.requireConsumerName(consumer);
     }
     ArgumentChecks.requireLimit(limit);
     List<InboxRecord> found = new ArrayList<>();

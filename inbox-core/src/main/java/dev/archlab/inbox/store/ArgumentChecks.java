@@ -15,6 +15,23 @@ public final class ArgumentChecks {
   private ArgumentChecks() {}
 
   /**
+   * Returns {@code value} if it is present: the consumer API refuses every bad value with {@link
+   * InvalidArgumentException}, nulls included.
+   *
+   * @param <T> the value's type
+   * @param value the value
+   * @param what the argument's name, for the message
+   * @return {@code value}
+   * @throws InvalidArgumentException if {@code value} is null
+   */
+  public static <T> T requireValue(T value, String what) {
+    if (value == null) {
+      throw new InvalidArgumentException(what + " must not be null");
+    }
+    return value;
+  }
+
+  /**
    * Returns {@code d} if it is longer than zero.
    *
    * @param d the duration, for example a lease

@@ -1,9 +1,7 @@
 package dev.archlab.inbox.store;
 
-import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InvalidArgumentException;
-import dev.archlab.inbox.Message;
-import dev.archlab.inbox.internal.Identifiers;
 import java.time.Duration;
 
 /**
@@ -33,8 +31,8 @@ public record BeginRequest(
    *     and names: their own subclasses of it)
    */
   public BeginRequest {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
     ArgumentChecks.requirePositive(lease, "lease");
     if (maxAttempts < 1) {
       throw new InvalidArgumentException("maxAttempts must be >= 1, was " + maxAttempts);

@@ -1,10 +1,8 @@
 package dev.archlab.inbox.jdbc;
 
-import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.Message;
 import dev.archlab.inbox.StoreUnavailableException;
-import dev.archlab.inbox.internal.Identifiers;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -95,8 +93,8 @@ public final class InboxAdmin {
    * @return the record after the release; empty if there is no PROCESSING record for the key
    */
   public Optional<InboxRecord> release(String consumer, String messageId) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
     return jdbc.run(
         "release",
         true,
@@ -131,10 +129,10 @@ public final class InboxAdmin {
    * @return how many DEAD records were released for retry
    */
   public long retryDead(String consumer, List<String> messageIds) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireConsumerName(consumer);
     Objects.requireNonNull(messageIds, "messageIds");
     for (String id : messageIds) {
-      Identifiers.requireMessageId(id, Message.MAX_ID_LENGTH);
+      Identifiers.requireMessageId(id);
     }
     return jdbc.run(
         "retry dead",
@@ -166,7 +164,7 @@ public final class InboxAdmin {
   public long countPrunable(String consumer, Instant before) {
     Objects.requireNonNull(before, "before");
     if (consumer != null) {
-      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+      Identifiers.requireConsumerName(consumer);
     }
     return jdbc.run(
         "count prunable",
@@ -199,7 +197,7 @@ public final class InboxAdmin {
     Objects.requireNonNull(before, "before");
     Objects.requireNonNull(progress, "progress");
     if (consumer != null) {
-      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+      Identifiers.requireConsumerName(consumer);
     }
     return pruneWhere(consumer, before, progress);
   }

@@ -2,17 +2,16 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
-import dev.archlab.inbox.Message;
 import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.UnknownClaimException;
-import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
@@ -181,15 +180,15 @@ public final class JdbcInboxStore implements InboxStore {
 
   @Override
   public long prune(String consumer, Instant before) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireConsumerName(consumer);
     Objects.requireNonNull(before, "before");
     return admin.pruneWhere(consumer, before, total -> {});
   }
 
   @Override
   public Optional<InboxRecord> find(String consumer, String messageId) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
     return jdbc.run("find", true, c -> Optional.ofNullable(rows.select(c, consumer, messageId)));
   }
 
@@ -197,7 +196,7 @@ public final class JdbcInboxStore implements InboxStore {
   public List<InboxRecord> list(RecordState state, String consumer, int limit) {
     Objects.requireNonNull(state, "state");
     if (consumer != null) {
-      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+      Identifiers.requireConsumerName(consumer);
     }
     ArgumentChecks.requireLimit(limit);
     return jdbc.run("list", true, c -> rows.listOn(c, state, consumer, limit));
