@@ -362,7 +362,7 @@ class CliTest {
     java.io.StringWriter err = new java.io.StringWriter();
     java.util.concurrent.atomic.AtomicInteger tries =
         new java.util.concurrent.atomic.AtomicInteger();
-    SimulateCommand.untilAvailable(
+    DatabaseRetries.untilAvailable(
         new java.io.PrintWriter(err, true),
         "creating the schema",
         () -> {
@@ -376,7 +376,7 @@ class CliTest {
     tries.set(0);
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () ->
-                SimulateCommand.untilAvailable(
+                DatabaseRetries.untilAvailable(
                     new java.io.PrintWriter(new java.io.StringWriter(), true),
                     "creating the schema",
                     () -> {
