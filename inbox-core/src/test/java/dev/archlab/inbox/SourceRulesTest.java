@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -23,15 +22,6 @@ class SourceRulesTest {
 
   private static final Pattern INTERNAL_USE =
       Pattern.compile("\\bdev\\.archlab\\.inbox\\.internal\\.[A-Za-z*]");
-
-  /**
-   * Main classes allowed over the limit, each with the reason. The contract suite is a test shipped
-   * as an artifact; its scenarios are one abstract class so a store author subclasses one type.
-   */
-  private static final Map<String, String> OVERSIZE_ALLOWED =
-      Map.of(
-          "inbox-testkit/src/main/java/dev/archlab/inbox/testkit/InboxStoreContractTest.java",
-          "the contract suite: one abstract class every store subclasses");
 
   private static Path root() {
     Path dir = Path.of("").toAbsolutePath();
@@ -78,7 +68,7 @@ class SourceRulesTest {
     for (Path file : main) {
       String relative = root.relativize(file).toString().replace('\\', '/');
       int count = lines(file).size();
-      if (count > MAX_MAIN_LINES && !OVERSIZE_ALLOWED.containsKey(relative)) {
+      if (count > MAX_MAIN_LINES) {
         tooLong.add(relative + " (" + count + " lines)");
       }
     }
