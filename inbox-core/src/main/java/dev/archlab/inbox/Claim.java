@@ -1,6 +1,5 @@
 package dev.archlab.inbox;
 
-import dev.archlab.inbox.internal.Identifiers;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -28,8 +27,8 @@ public record Claim(String consumer, String messageId, int fencingToken, Instant
    *     invalid consumer name or message id
    */
   public Claim {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
     if (fencingToken < 1) {
       throw new InvalidArgumentException("fencingToken must be >= 1, was " + fencingToken);
     }

@@ -1,6 +1,5 @@
 package dev.archlab.inbox;
 
-import dev.archlab.inbox.internal.Identifiers;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;

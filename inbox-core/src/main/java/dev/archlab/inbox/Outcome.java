@@ -94,6 +94,86 @@ public record Outcome(
   }
 
   /**
+   * The handler ran now and the record is DONE.
+   *
+   * @param messageId the message id
+   * @param attempts the attempt that applied it
+   * @param storedResult the result kept with the record; null when none
+   * @return an APPLIED outcome
+   */
+  public static Outcome applied(String messageId, int attempts, byte[] storedResult) {
+    return new Outcome(
+        Status.APPLIED, messageId, attempts, Duration.ZERO, null, null, storedResult);
+  }
+
+  /**
+   * The message was already DONE; nothing ran.
+   *
+   * @param messageId the message id
+   * @param attempts the record's attempts
+   * @param storedResult the result kept with the record; null when none
+   * @return a DUPLICATE outcome
+   */
+  public static Outcome duplicate(String messageId, int attempts, byte[] storedResult) {
+    return new Outcome(
+        Status.DUPLICATE, messageId, attempts, Duration.ZERO, null, null, storedResult);
+  }
+
+  /**
+   * Someone else holds the message, or it waits for its retry time: redeliver later.
+   *
+   * @param messageId the message id
+   * @param attempts the record's attempts; 0 when no record could be read
+   * @param retryAfter how long until the lease or retry time passes; null is taken as zero
+   * @param retryAt when it passes, in the store's clock; null when unknown
+   * @return an IN_FLIGHT outcome
+   */
+  public static Outcome inFlight(
+      String messageId, int attempts, Duration retryAfter, Instant retryAt) {
+    return new Outcome(Status.IN_FLIGHT, messageId, attempts, retryAfter, retryAt, null, null);
+  }
+
+  /**
+   * This instance's claim was taken over before its result could be recorded: the current owner
+   * settles the message, so the delivery is to be redelivered, not acknowledged.
+   *
+   * @param messageId the message id
+   * @param attempts the lost claim's fencing token
+   * @param lost why the claim was lost
+   * @return an IN_FLIGHT outcome carrying {@code lost} as its error
+   */
+  public static Outcome leaseLost(String messageId, int attempts, Throwable lost) {
+    return new Outcome(Status.IN_FLIGHT, messageId, attempts, Duration.ZERO, null, lost, null);
+  }
+
+  /**
+   * The handler threw and a retry is due later.
+   *
+   * @param messageId the message id
+   * @param attempts the attempt that failed
+   * @param retryAfter the backoff delay
+   * @param retryAt the earliest retry, in the store's clock
+   * @param error what the handler threw
+   * @return a FAILED outcome
+   */
+  public static Outcome failed(
+      String messageId, int attempts, Duration retryAfter, Instant retryAt, Throwable error) {
+    return new Outcome(Status.FAILED, messageId, attempts, retryAfter, retryAt, error, null);
+  }
+
+  /**
+   * The message is parked as DEAD; the handler will not run again.
+   *
+   * @param messageId the message id
+   * @param attempts the record's attempts
+   * @param error what the last attempt threw; null when it was parked earlier or by a crash
+   * @return a DEAD outcome
+   */
+  public static Outcome dead(String messageId, int attempts, Throwable error) {
+    return new Outcome(Status.DEAD, messageId, attempts, Duration.ZERO, null, error, null);
+  }
+
+  /**
    * An outcome that reports {@code record} as it is, with no retry hint and no error.
    *
    * @param status the kind of outcome

@@ -204,11 +204,18 @@ final class DbOptions {
         return DriverManager.getConnection(jdbcUrl, props);
       } catch (SQLException e) {
         if (loginRefused(e)) {
-          throw new StoreUnavailableException("database refused the login: " + describe(e), e);
+          throw new StoreUnavailableException(
+              StoreUnavailableException.Reason.LOGIN_REFUSED,
+              "database refused the login: " + describe(e),
+              e);
         }
         String reason = (connectionLost(e) ? "database unreachable: " : "cannot connect: ");
+        StoreUnavailableException.Reason why =
+            connectionLost(e)
+                ? StoreUnavailableException.Reason.UNREACHABLE
+                : StoreUnavailableException.Reason.OTHER;
         if (System.nanoTime() - deadline >= 0) {
-          throw new StoreUnavailableException(reason + describe(e), e);
+          throw new StoreUnavailableException(why, reason + describe(e), e);
         }
         if (!announced && err != null) {
           announced = true;
@@ -224,7 +231,7 @@ final class DbOptions {
           Thread.sleep(500);
         } catch (InterruptedException ie) {
           Thread.currentThread().interrupt();
-          throw new StoreUnavailableException(reason + describe(e), e);
+          throw new StoreUnavailableException(why, reason + describe(e), e);
         }
       }
     }
@@ -246,9 +253,8 @@ final class DbOptions {
           && sql.getSQLState().startsWith("28")) {
         return true;
       }
-      if (c instanceof StoreUnavailableException
-          && c.getMessage() != null
-          && c.getMessage().contains("refused the login")) {
+      if (c instanceof StoreUnavailableException unavailable
+          && unavailable.reason() == StoreUnavailableException.Reason.LOGIN_REFUSED) {
         return true;
       }
     }

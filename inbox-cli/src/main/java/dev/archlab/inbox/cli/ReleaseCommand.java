@@ -1,10 +1,8 @@
 package dev.archlab.inbox.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.Message;
-import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -38,8 +36,8 @@ final class ReleaseCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     // Validated before touching the database: a malformed argument is a usage error.
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
     try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);

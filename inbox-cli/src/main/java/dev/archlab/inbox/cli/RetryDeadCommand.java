@@ -1,9 +1,7 @@
 package dev.archlab.inbox.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.archlab.inbox.IdempotentConsumer;
-import dev.archlab.inbox.Message;
-import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -41,8 +39,8 @@ final class RetryDeadCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    ids.forEach(id -> Identifiers.requireMessageId(id, Message.MAX_ID_LENGTH));
+    Identifiers.requireConsumerName(consumer);
+    ids.forEach(id -> Identifiers.requireMessageId(id));
     try (HikariDataSource ds = db.open(2)) {
       JdbcInboxStore store = db.store(ds);
       DbOptions.requireSchema(store);

@@ -3,7 +3,6 @@ package dev.archlab.inbox.cli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
-import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
@@ -27,7 +26,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.DelayQueue;
-import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -174,27 +172,6 @@ final class SimulateCommand implements Callable<Integer> {
     }
   }
 
-  /** One delivery waiting in the simulated broker. */
-  private static final class Delivery implements Delayed {
-    final String id;
-    final long dueNanos;
-
-    Delivery(String id, long delayNanos) {
-      this.id = id;
-      this.dueNanos = System.nanoTime() + delayNanos;
-    }
-
-    @Override
-    public long getDelay(TimeUnit unit) {
-      return unit.convert(dueNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
-    }
-
-    @Override
-    public int compareTo(Delayed o) {
-      return Long.compare(dueNanos, ((Delivery) o).dueNanos);
-    }
-  }
-
   @Override
   public Integer call() throws Exception {
     validate();
@@ -208,181 +185,26 @@ final class SimulateCommand implements Callable<Integer> {
       JdbcInboxStore store = db.store(ds);
       // The database was there a moment ago: a restart or cut connections now are waited out,
       // as a consumer in production would, instead of giving up.
-      untilAvailable(err, "creating the schema", store::createSchemaIfMissing);
-      untilAvailable(err, "creating " + EFFECTS, () -> createEffectTable(ds, store));
+      DatabaseRetries.untilAvailable(err, "creating the schema", store::createSchemaIfMissing);
+      DatabaseRetries.untilAvailable(
+          err, "creating " + EFFECTS, () -> createEffectTable(ds, store));
 
-      List<String> order = new ArrayList<>(messages * (duplicates + 1));
-      for (int i = 0; i < messages; i++) {
-        String id = ids.id(i);
-        for (int d = 0; d <= duplicates; d++) {
-          order.add(id);
-        }
-      }
-      Collections.shuffle(order, new Random(orderSeed != null ? orderSeed : seed));
-      DelayQueue<Delivery> broker = new DelayQueue<>();
+      List<String> order = deliveryOrder(ids);
+      DelayQueue<SimulatedDelivery> broker = new DelayQueue<>();
       for (String id : order) {
-        broker.add(new Delivery(id, 0));
+        broker.add(new SimulatedDelivery(id, 0));
       }
-
-      AtomicLong calls = new AtomicLong();
-      AtomicLong applied = new AtomicLong();
-      AtomicLong duplicate = new AtomicLong();
-      AtomicLong inFlight = new AtomicLong();
-      AtomicLong failed = new AtomicLong();
-      AtomicLong dead = new AtomicLong();
-      AtomicLong crashes = new AtomicLong();
-      AtomicLong takeovers = new AtomicLong();
-      AtomicLong retries = new AtomicLong();
-      AtomicLong leaseLost = new AtomicLong();
-      AtomicLong storeErrors = new AtomicLong();
+      SimulationTally tally = new SimulationTally();
       AtomicLong outstanding = new AtomicLong(order.size());
       AtomicReference<RuntimeException> refusedMidRun = new AtomicReference<>();
-
-      IdempotentConsumer sim =
-          IdempotentConsumer.builder(consumer, store)
-              .clock(java.time.Clock.offset(java.time.Clock.systemUTC(), clockOffset))
-              .config(
-                  InboxConfig.custom()
-                      .lease(lease)
-                      .retryPolicy(
-                          RetryPolicy.custom()
-                              .maxAttempts(maxAttempts)
-                              .initialDelay(Duration.ofMillis(50))
-                              .maxDelay(Duration.ofSeconds(2))
-                              .build())
-                      .build())
-              .listener(
-                  e -> {
-                    // A due retry after a failure is not a takeover: only expired leases count
-                    // there.
-                    if (e.kind() == InboxEvent.Kind.TAKEOVER) {
-                      takeovers.incrementAndGet();
-                    } else if (e.kind() == InboxEvent.Kind.RETRY) {
-                      retries.incrementAndGet();
-                    }
-                  })
-              .effect(
-                  store.transactional(
-                      (m, attempt, c) -> {
-                        if (ids.isPoison(m.id())) {
-                          throw new IllegalArgumentException("planted poison message " + m.id());
-                        }
-                        try (PreparedStatement ps =
-                            c.prepareStatement(
-                                "INSERT INTO "
-                                    + EFFECTS
-                                    + " (message_id, applied_at, worker) VALUES (?,"
-                                    + " CURRENT_TIMESTAMP, ?)")) {
-                          ps.setString(1, m.id());
-                          ps.setString(2, Thread.currentThread().getName());
-                          ps.executeUpdate();
-                        }
-                        if (ThreadLocalRandom.current().nextDouble() < crashRate) {
-                          throw new SimulatedCrash();
-                        }
-                      }))
-              .build();
+      IdempotentConsumer sim = simulatedConsumer(store, ids, tally);
 
       Output.Progress progress = new Output.Progress(err, "deliveries", order.size(), !noProgress);
       long started = System.nanoTime();
-      ExecutorService pool =
-          Executors.newFixedThreadPool(
-              workers,
-              r -> {
-                Thread t = new Thread(r);
-                t.setName("worker-" + t.getId());
-                t.setDaemon(true);
-                return t;
-              });
-      List<Future<?>> running = new ArrayList<>();
-      for (int w = 0; w < workers; w++) {
-        running.add(
-            pool.submit(
-                () -> {
-                  while (outstanding.get() > 0) {
-                    Delivery next = broker.poll(50, TimeUnit.MILLISECONDS);
-                    if (next == null) {
-                      continue;
-                    }
-                    calls.incrementAndGet();
-                    long redeliverAfterNanos;
-                    try {
-                      Outcome o = sim.consume(Message.of(next.id));
-                      switch (o.status()) {
-                        case APPLIED:
-                          applied.incrementAndGet();
-                          break;
-                        case DUPLICATE:
-                          duplicate.incrementAndGet();
-                          break;
-                        case DEAD:
-                          dead.incrementAndGet();
-                          break;
-                        case IN_FLIGHT:
-                          inFlight.incrementAndGet();
-                          break;
-                        default:
-                          failed.incrementAndGet();
-                      }
-                      redeliverAfterNanos =
-                          o.shouldAcknowledge()
-                              ? -1
-                              : Math.max(5_000_000L, o.retryAfter().toNanos());
-                    } catch (SimulatedCrash crash) {
-                      crashes.incrementAndGet();
-                      redeliverAfterNanos = lease.toNanos();
-                    } catch (LeaseLostException lost) {
-                      // The claim was taken over while this run held it (a pause longer than the
-                      // lease): the fenced completion was refused and the effect rolled back.
-                      leaseLost.incrementAndGet();
-                      redeliverAfterNanos = 5_000_000L;
-                    } catch (StoreUnavailableException unavailable) {
-                      storeErrors.incrementAndGet();
-                      if (DbOptions.loginRefused(unavailable)) {
-                        // A password changed under a running consumer: waiting never helps.
-                        refusedMidRun.compareAndSet(null, unavailable);
-                        outstanding.set(0);
-                        break;
-                      }
-                      // One line per error, written as it happens: whoever watches the run (the
-                      // chaos driver holding a server down) can see that a consumer met it.
-                      err.println(
-                          "inbox: store unavailable for "
-                              + next.id
-                              + ", redelivering in 500 ms: "
-                              + InboxCli.oneLine(unavailable));
-                      redeliverAfterNanos = 500_000_000L;
-                    } catch (RuntimeException unexpected) {
-                      // Any other failure must not take the delivery down with this worker: the
-                      // broker would redeliver it, and the others would wait for it forever.
-                      storeErrors.incrementAndGet();
-                      err.println(
-                          "inbox: delivery of "
-                              + next.id
-                              + " failed, redelivering: "
-                              + unexpected.getClass().getSimpleName()
-                              + ": "
-                              + InboxCli.oneLine(unexpected));
-                      redeliverAfterNanos = 500_000_000L;
-                    } catch (Error fatal) {
-                      // The JVM is in trouble: stop every worker so the process exits instead
-                      // of waiting for deliveries nobody will finish.
-                      outstanding.set(0);
-                      throw fatal;
-                    }
-                    if (redeliverAfterNanos < 0) {
-                      progress.update(order.size() - outstanding.decrementAndGet());
-                    } else {
-                      broker.add(new Delivery(next.id, redeliverAfterNanos));
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : running) {
-        f.get();
-      }
-      pool.shutdownNow();
+      runWorkers(
+          () ->
+              deliverUntilDrained(
+                  sim, broker, tally, outstanding, refusedMidRun, progress, order.size(), err));
       progress.finish();
       if (refusedMidRun.get() != null) {
         throw refusedMidRun.get();
@@ -391,7 +213,7 @@ final class SimulateCommand implements Callable<Integer> {
 
       long[] effects = new long[3];
       long[] states = new long[3];
-      untilAvailable(
+      DatabaseRetries.untilAvailable(
           err,
           "reading the end state",
           () -> {
@@ -399,77 +221,166 @@ final class SimulateCommand implements Callable<Integer> {
             System.arraycopy(
                 countStates(ds, store.table().value(), consumer, ids), 0, states, 0, 3);
           });
-      long doneIds = states[0];
-      long deadIds = states[1];
-      long poisonDead = states[2];
-      long unexpectedDead = deadIds - poisonDead;
-      boolean exactlyOnce =
-          effects[0] == effects[1]
-              && effects[1] == doneIds
-              && effects[2] <= 1
-              && doneIds + deadIds == messages;
-
-      out.printf(
-          "simulate: %d ids x %d deliveries, %d workers, crash rate %.2f, lease %s, seed %d,"
-              + " ids %s%n",
-          messages, duplicates + 1, workers, crashRate, Durations.format(lease), seed, ids);
-      out.printf("  deliveries       %10d  (consume calls, redeliveries included)%n", calls.get());
-      out.printf("  applied          %10d%n", applied.get());
-      out.printf("  duplicates       %10d%n", duplicate.get());
-      out.printf("  in-flight        %10d  (redelivered later)%n", inFlight.get());
-      out.printf("  failed           %10d%n", failed.get());
-      out.printf("  crashes          %10d  (handler died after the claim)%n", crashes.get());
-      out.printf("  takeovers        %10d  (expired claims taken over)%n", takeovers.get());
-      out.printf(
-          "  retries          %10d  (failed attempts retried after backoff)%n", retries.get());
-      out.printf(
-          "  lease lost       %10d  (completions refused: claim taken over meanwhile)%n",
-          leaseLost.get());
-      out.printf("  store errors     %10d%n", storeErrors.get());
-      out.printf(
-          "  DONE ids         %10d   DEAD ids %d (planted poison %d, other %d)%n",
-          doneIds, deadIds, poison, unexpectedDead);
-      out.printf(
-          "  effects          %10d   distinct %d   most per id %d%n",
-          effects[0], effects[1], effects[2]);
-      out.printf(
-          "  throughput       %10.0f deliveries/s over %.1f s%n", calls.get() / seconds, seconds);
-      out.printf("verdict: %s%n", exactlyOnce ? "EXACTLY ONE EFFECT PER ID" : "VIOLATION");
-      return exactlyOnce ? InboxCli.OK : InboxCli.FAILURE;
+      String header =
+          String.format(
+              "simulate: %d ids x %d deliveries, %d workers, crash rate %.2f, lease %s, seed %d,"
+                  + " ids %s",
+              messages, duplicates + 1, workers, crashRate, Durations.format(lease), seed, ids);
+      return tally.report(out, header, messages, poison, effects, states, seconds);
     }
   }
 
-  /** Work against the database that may fail while it is unreachable. */
-  @FunctionalInterface
-  interface DatabaseWork {
-    void run() throws Exception;
+  /** Every delivery of the run (each id once plus its duplicates), in the run's shuffled order. */
+  private List<String> deliveryOrder(SimulationIds ids) {
+    List<String> order = new ArrayList<>(messages * (duplicates + 1));
+    for (int i = 0; i < messages; i++) {
+      String id = ids.id(i);
+      for (int d = 0; d <= duplicates; d++) {
+        order.add(id);
+      }
+    }
+    Collections.shuffle(order, new Random(orderSeed != null ? orderSeed : seed));
+    return order;
   }
 
   /**
-   * Runs {@code work}, waiting out an unreachable database (lost connections, a restart) for up to
-   * 60 tries 500 ms apart, with a line on stderr per retry; a refused login and anything else fail
-   * at once. Only for work after the run has reached the database once.
+   * The consumer under test: transactional mode, an effect row per applied run, planted poison
+   * messages that always throw, and crashes after the claim at the configured rate.
    */
-  static void untilAvailable(PrintWriter err, String what, DatabaseWork work) throws Exception {
-    for (int attempt = 1; ; attempt++) {
+  private IdempotentConsumer simulatedConsumer(
+      JdbcInboxStore store, SimulationIds ids, SimulationTally tally) {
+    return IdempotentConsumer.builder(consumer, store)
+        .clock(java.time.Clock.offset(java.time.Clock.systemUTC(), clockOffset))
+        .config(
+            InboxConfig.custom()
+                .lease(lease)
+                .retryPolicy(
+                    RetryPolicy.custom()
+                        .maxAttempts(maxAttempts)
+                        .initialDelay(Duration.ofMillis(50))
+                        .maxDelay(Duration.ofSeconds(2))
+                        .build())
+                .build())
+        .listener(tally.listener())
+        .effect(
+            store.transactional(
+                (m, attempt, c) -> {
+                  if (ids.isPoison(m.id())) {
+                    throw new IllegalArgumentException("planted poison message " + m.id());
+                  }
+                  try (PreparedStatement ps =
+                      c.prepareStatement(
+                          "INSERT INTO "
+                              + EFFECTS
+                              + " (message_id, applied_at, worker) VALUES (?,"
+                              + " CURRENT_TIMESTAMP, ?)")) {
+                    ps.setString(1, m.id());
+                    ps.setString(2, Thread.currentThread().getName());
+                    ps.executeUpdate();
+                  }
+                  if (ThreadLocalRandom.current().nextDouble() < crashRate) {
+                    throw new SimulatedCrash();
+                  }
+                }))
+        .build();
+  }
+
+  /** Runs {@code work} on every worker thread and waits for all of them. */
+  private void runWorkers(Callable<Void> work) throws Exception {
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            workers,
+            r -> {
+              Thread t = new Thread(r);
+              t.setName("worker-" + t.getId());
+              t.setDaemon(true);
+              return t;
+            });
+    List<Future<?>> running = new ArrayList<>();
+    for (int w = 0; w < workers; w++) {
+      running.add(pool.submit(work));
+    }
+    for (Future<?> f : running) {
+      f.get();
+    }
+    pool.shutdownNow();
+  }
+
+  /**
+   * One worker: takes due deliveries from the simulated broker and consumes them until none is
+   * outstanding, putting back every delivery that was not acknowledged after its retry hint.
+   */
+  private Void deliverUntilDrained(
+      IdempotentConsumer sim,
+      DelayQueue<SimulatedDelivery> broker,
+      SimulationTally tally,
+      AtomicLong outstanding,
+      AtomicReference<RuntimeException> refusedMidRun,
+      Output.Progress progress,
+      int total,
+      PrintWriter err)
+      throws InterruptedException {
+    while (outstanding.get() > 0) {
+      SimulatedDelivery next = broker.poll(50, TimeUnit.MILLISECONDS);
+      if (next == null) {
+        continue;
+      }
+      tally.calls.incrementAndGet();
+      long redeliverAfterNanos;
       try {
-        work.run();
-        return;
-      } catch (StoreUnavailableException | SQLException e) {
-        boolean transientLoss =
-            !DbOptions.loginRefused(e)
-                && (e instanceof StoreUnavailableException
-                    || (e instanceof SQLException sql
-                        && sql.getSQLState() != null
-                        && (sql.getSQLState().startsWith("08")
-                            || sql.getSQLState().startsWith("57P"))));
-        if (!transientLoss || attempt >= 60) {
-          throw e;
+        Outcome o = sim.consume(Message.of(next.id));
+        tally.count(o);
+        redeliverAfterNanos =
+            o.shouldAcknowledge() ? -1 : Math.max(5_000_000L, o.retryAfter().toNanos());
+      } catch (SimulatedCrash crash) {
+        tally.crashes.incrementAndGet();
+        redeliverAfterNanos = lease.toNanos();
+      } catch (LeaseLostException lost) {
+        // The claim was taken over while this run held it (a pause longer than the
+        // lease): the fenced completion was refused and the effect rolled back.
+        tally.leaseLost.incrementAndGet();
+        redeliverAfterNanos = 5_000_000L;
+      } catch (StoreUnavailableException unavailable) {
+        tally.storeErrors.incrementAndGet();
+        if (DbOptions.loginRefused(unavailable)) {
+          // A password changed under a running consumer: waiting never helps.
+          refusedMidRun.compareAndSet(null, unavailable);
+          outstanding.set(0);
+          break;
         }
-        err.println("inbox: " + what + ": " + InboxCli.oneLine(e) + "; retrying in 500 ms");
-        Thread.sleep(500);
+        // One line per error, written as it happens: whoever watches the run (the
+        // chaos driver holding a server down) can see that a consumer met it.
+        err.println(
+            "inbox: store unavailable for "
+                + next.id
+                + ", redelivering in 500 ms: "
+                + InboxCli.oneLine(unavailable));
+        redeliverAfterNanos = 500_000_000L;
+      } catch (RuntimeException unexpected) {
+        // Any other failure must not take the delivery down with this worker: the
+        // broker would redeliver it, and the others would wait for it forever.
+        tally.storeErrors.incrementAndGet();
+        err.println(
+            "inbox: delivery of "
+                + next.id
+                + " failed, redelivering: "
+                + unexpected.getClass().getSimpleName()
+                + ": "
+                + InboxCli.oneLine(unexpected));
+        redeliverAfterNanos = 500_000_000L;
+      } catch (Error fatal) {
+        // The JVM is in trouble: stop every worker so the process exits instead
+        // of waiting for deliveries nobody will finish.
+        outstanding.set(0);
+        throw fatal;
+      }
+      if (redeliverAfterNanos < 0) {
+        progress.update(total - outstanding.decrementAndGet());
+      } else {
+        broker.add(new SimulatedDelivery(next.id, redeliverAfterNanos));
       }
     }
+    return null;
   }
 
   private void validate() {

@@ -362,7 +362,7 @@ class CliTest {
     java.io.StringWriter err = new java.io.StringWriter();
     java.util.concurrent.atomic.AtomicInteger tries =
         new java.util.concurrent.atomic.AtomicInteger();
-    SimulateCommand.untilAvailable(
+    DatabaseRetries.untilAvailable(
         new java.io.PrintWriter(err, true),
         "creating the schema",
         () -> {
@@ -376,7 +376,7 @@ class CliTest {
     tries.set(0);
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () ->
-                SimulateCommand.untilAvailable(
+                DatabaseRetries.untilAvailable(
                     new java.io.PrintWriter(new java.io.StringWriter(), true),
                     "creating the schema",
                     () -> {
@@ -459,12 +459,13 @@ class CliTest {
     java.io.StringWriter err = new java.io.StringWriter();
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () ->
-                SimulateCommand.untilAvailable(
+                DatabaseRetries.untilAvailable(
                     new java.io.PrintWriter(err, true),
                     "reading the end state",
                     () -> {
                       tries.incrementAndGet();
                       throw new dev.archlab.inbox.StoreUnavailableException(
+                          dev.archlab.inbox.StoreUnavailableException.Reason.LOGIN_REFUSED,
                           "inbox status failed: database refused the login: password"
                               + " authentication failed [SQLState 28P01]",
                           new java.sql.SQLException("password authentication failed", "28P01"));

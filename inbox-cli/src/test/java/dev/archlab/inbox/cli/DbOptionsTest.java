@@ -34,7 +34,8 @@ class DbOptionsTest {
         "jdbc:mysql://db/app?a=1& | jdbc:mysql://db/app?a=1&permitMysqlScheme",
         "JDBC:MySQL://db/app | jdbc:mysql://db/app?permitMysqlScheme",
         "jdbc:mysql://db/app?permitMysqlScheme | jdbc:mysql://db/app?permitMysqlScheme",
-        "jdbc:mysql://db/app?x=1&permitMysqlScheme=true | jdbc:mysql://db/app?x=1&permitMysqlScheme=true",
+        "jdbc:mysql://db/app?x=1&permitMysqlScheme=true |"
+            + " jdbc:mysql://db/app?x=1&permitMysqlScheme=true",
         "jdbc:mariadb://db/app?a=1 | jdbc:mariadb://db/app?a=1",
         "jdbc:postgresql://db/app | jdbc:postgresql://db/app",
       })
@@ -101,15 +102,23 @@ class DbOptionsTest {
                     "08001",
                     new SQLException("Wrong user name or password", "28000"))))
         .isTrue();
+    // The store's classification decides, by its typed reason, never by the message text.
     assertThat(
             DbOptions.loginRefused(
                 new StoreUnavailableException(
-                    "inbox status failed: database refused the login: x [SQLState null]", null)))
+                    StoreUnavailableException.Reason.LOGIN_REFUSED, "inbox status failed", null)))
         .isTrue();
     assertThat(DbOptions.loginRefused(new SQLException("Connection refused", "08001"))).isFalse();
     assertThat(
             DbOptions.loginRefused(
-                new StoreUnavailableException("inbox begin failed: database unreachable", null)))
+                new StoreUnavailableException(
+                    StoreUnavailableException.Reason.UNREACHABLE,
+                    "inbox begin failed: database unreachable (not: refused the login)",
+                    null)))
+        .isFalse();
+    assertThat(
+            DbOptions.loginRefused(
+                new StoreUnavailableException("database refused the login, says the text", null)))
         .isFalse();
   }
 }

@@ -2,18 +2,15 @@ package dev.archlab.inbox.memory;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.InvalidArgumentException;
-import dev.archlab.inbox.LeaseLostException;
-import dev.archlab.inbox.Message;
-import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.UnknownClaimException;
-import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
 import dev.archlab.inbox.store.InboxStore;
+import dev.archlab.inbox.store.RecordStateMachine;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Clock;
@@ -252,10 +249,8 @@ public final class MemoryInboxStore implements InboxStore {
         continue; // another caller inserted it first: decide on theirs
       }
       Entry found = slot.entry();
-      BeginResult decided = decide(request, found.toRecord(consumer, id), now);
-      if (decided.kind() == Kind.IN_FLIGHT
-          || decided.kind() == Kind.DUPLICATE
-          || decided.kind() == Kind.DEAD) {
+      BeginResult decided = RecordStateMachine.begin(request, found.toRecord(consumer, id), now);
+      if (!RecordStateMachine.writes(decided.kind())) {
         return decided;
       }
       if (slot.swap(found, new Entry(decided.record()))) {
@@ -265,61 +260,15 @@ public final class MemoryInboxStore implements InboxStore {
     }
   }
 
-  /** What begin answers for {@code current}; a takeover or death is not yet written. */
-  private static BeginResult decide(BeginRequest request, InboxRecord current, Instant now) {
-    if (request.payloadHash() != null
-        && current.payloadHash() != null
-        && !request.payloadHash().equals(current.payloadHash())) {
-      throw new PayloadMismatchException(request.consumer(), request.messageId());
-    }
-    switch (current.state()) {
-      case DONE:
-        return BeginResult.of(Kind.DUPLICATE, current, now);
-      case DEAD:
-        return BeginResult.of(Kind.DEAD, current, now);
-      default:
-        break;
-    }
-    if (now.isBefore(current.leaseUntil())) {
-      return BeginResult.of(Kind.IN_FLIGHT, current, now);
-    }
-    if (current.attempts() >= request.maxAttempts()) {
-      String error =
-          current.lastError() != null
-              ? current.lastError()
-              : "lease expired without completion after "
-                  + current.attempts()
-                  + " attempt(s); the handler probably crashed the process";
-      return BeginResult.of(
-          Kind.DIED,
-          current.transitioned(RecordState.DEAD, current.attempts(), null, now, error),
-          now);
-    }
-    // A PROCESSING record keeps an error only while it waits for the retry of a recorded failure;
-    // the new attempt starts without one, so a crash of that attempt reads as a takeover later.
-    return BeginResult.of(
-        current.lastError() != null ? Kind.RETRIED : Kind.TAKEN_OVER,
-        current.transitioned(
-            RecordState.PROCESSING, current.attempts() + 1, now.plus(request.lease()), now, null),
-        now);
-  }
-
   @Override
   public InboxRecord complete(Claim claim, byte[] result) {
-    if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
-      throw new InvalidArgumentException(
-          "result of "
-              + result.length
-              + " bytes exceeds the limit of "
-              + InboxRecord.MAX_RESULT_BYTES
-              + " bytes");
-    }
+    ArgumentChecks.requireResultSize(result);
     return fenced(claim, Transition.DONE, null, result == null ? null : result.clone(), null);
   }
 
   @Override
   public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
-    requireNonNegative(retryDelay, "retryDelay");
+    ArgumentChecks.requireNonNegative(retryDelay, "retryDelay");
     return fenced(claim, Transition.RETRY, retryDelay, null, InboxRecord.boundError(error));
   }
 
@@ -330,10 +279,7 @@ public final class MemoryInboxStore implements InboxStore {
 
   @Override
   public Claim extend(Claim claim, Duration lease) {
-    Objects.requireNonNull(lease, "lease");
-    if (lease.isNegative() || lease.isZero()) {
-      throw new InvalidArgumentException("lease must be positive, was " + lease);
-    }
+    ArgumentChecks.requirePositive(lease, "lease");
     return fenced(claim, Transition.EXTEND, lease, null, null).toClaim();
   }
 
@@ -349,7 +295,7 @@ public final class MemoryInboxStore implements InboxStore {
 
   @Override
   public long prune(String consumer, Instant before) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireConsumerName(consumer);
     Objects.requireNonNull(before, "before");
     ConcurrentHashMap<String, Slot> slots = byConsumer.get(consumer);
     return slots == null ? 0 : pruneFrom(slots, before);
@@ -357,8 +303,8 @@ public final class MemoryInboxStore implements InboxStore {
 
   @Override
   public Optional<InboxRecord> find(String consumer, String messageId) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
     Entry entry = entryOf(slotsFor(consumer), messageId);
     return entry == null ? Optional.empty() : Optional.of(entry.toRecord(consumer, messageId));
   }
@@ -367,11 +313,9 @@ public final class MemoryInboxStore implements InboxStore {
   public List<InboxRecord> list(RecordState state, String consumer, int limit) {
     Objects.requireNonNull(state, "state");
     if (consumer != null) {
-      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+      Identifiers.requireConsumerName(consumer);
     }
-    if (limit < 0) {
-      throw new InvalidArgumentException("limit must be >= 0, was " + limit);
-    }
+    ArgumentChecks.requireLimit(limit);
     List<InboxRecord> found = new ArrayList<>();
     for (Map.Entry<String, ConcurrentHashMap<String, Slot>> c : byConsumer.entrySet()) {
       if (consumer != null && !consumer.equals(c.getKey())) {
@@ -467,14 +411,10 @@ public final class MemoryInboxStore implements InboxStore {
     while (true) {
       Entry found = slot == null ? null : slot.entry();
       if (found == null) {
-        throw new UnknownClaimException(claim, "no record exists for this key");
+        throw RecordStateMachine.refusal(claim, null);
       }
-      if (claim.fencingToken() > found.attempts) {
-        throw new UnknownClaimException(
-            claim, "the record has only reached attempt " + found.attempts);
-      }
-      if (found.state != RecordState.PROCESSING || found.attempts != claim.fencingToken()) {
-        throw new LeaseLostException(claim, found.state, found.attempts);
+      if (!RecordStateMachine.owns(claim, found.state, found.attempts)) {
+        throw RecordStateMachine.refusal(claim, found.state, found.attempts);
       }
       Instant now = clock.instant();
       Entry next;
@@ -513,12 +453,5 @@ public final class MemoryInboxStore implements InboxStore {
       lastUsed = new ConsumerSlots(consumer, slots);
     }
     return slots;
-  }
-
-  private static void requireNonNegative(Duration d, String name) {
-    Objects.requireNonNull(d, name);
-    if (d.isNegative()) {
-      throw new InvalidArgumentException(name + " must not be negative, was " + d);
-    }
   }
 }

@@ -1,11 +1,8 @@
 package dev.archlab.inbox.store;
 
-import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InvalidArgumentException;
-import dev.archlab.inbox.Message;
-import dev.archlab.inbox.internal.Identifiers;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * A request to claim one message. Validated on construction, so every store receives only legal
@@ -34,12 +31,9 @@ public record BeginRequest(
    *     and names: their own subclasses of it)
    */
   public BeginRequest {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
-    Objects.requireNonNull(lease, "lease");
-    if (lease.isNegative() || lease.isZero()) {
-      throw new InvalidArgumentException("lease must be positive, was " + lease);
-    }
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
+    ArgumentChecks.requirePositive(lease, "lease");
     if (maxAttempts < 1) {
       throw new InvalidArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
     }

@@ -1,27 +1,24 @@
 package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.ConsumerBuilder;
 import dev.archlab.inbox.ConsumerClosedException;
-import dev.archlab.inbox.DeadLetterHandler;
+import dev.archlab.inbox.ConsumerSettings;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InboxEvent;
-import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.PayloadMismatchException;
-import dev.archlab.inbox.internal.ConsumeSteps;
-import dev.archlab.inbox.internal.Fingerprint;
-import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.ConsumeSteps;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -74,6 +71,7 @@ public final class BatchConsumer implements AutoCloseable {
   /** How often a run is repeated without messages whose leases were lost, per call. */
   private static final int MAX_LEASE_RERUNS = 2;
 
+  private final ConsumerSettings settings;
   private final String name;
   private final JdbcInboxStore store;
   private final TransactionalBatchHandler handler;
@@ -81,18 +79,42 @@ public final class BatchConsumer implements AutoCloseable {
   private final ConsumeSteps steps;
   private volatile boolean closed;
 
-  private BatchConsumer(Builder b) {
-    this.name = b.name;
+  private BatchConsumer(Builder b, ConsumerSettings settings) {
+    this.settings = settings;
+    this.name = settings.name();
     this.store = b.store;
     this.handler = b.handler;
-    this.config = b.config;
-    this.steps =
-        new ConsumeSteps(
-            name, store, config.retryPolicy(), b.listener, b.deadLetterHandler, b.clock);
+    this.config = settings.config();
+    this.steps = new ConsumeSteps(settings, store);
   }
 
+  /**
+   * A builder for a consumer called {@code name} on {@code store}.
+   *
+   * @param name the logical consumer name
+   * @param store the JDBC store the batches are claimed in and written through
+   * @return a new builder with the default configuration
+   */
   public static Builder builder(String name, JdbcInboxStore store) {
     return new Builder(name, store);
+  }
+
+  /**
+   * The logical consumer name.
+   *
+   * @return the name given to {@link #builder}, already validated
+   */
+  public String name() {
+    return name;
+  }
+
+  /**
+   * The consumer's settings.
+   *
+   * @return the configuration it was built with
+   */
+  public InboxConfig config() {
+    return config;
   }
 
   /**
@@ -107,9 +129,9 @@ public final class BatchConsumer implements AutoCloseable {
    * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public List<Outcome> consume(List<Message> messages) {
-    Identifiers.requireValue(messages, "messages");
+    ArgumentChecks.requireValue(messages, "messages");
     for (int i = 0; i < messages.size(); i++) {
-      Identifiers.requireValue(messages.get(i), "messages[" + i + "]");
+      ArgumentChecks.requireValue(messages.get(i), "messages[" + i + "]");
     }
     if (closed) {
       throw new ConsumerClosedException(name);
@@ -120,13 +142,13 @@ public final class BatchConsumer implements AutoCloseable {
     List<BeginRequest> requests = new ArrayList<>(messages.size());
     Map<String, String> firstHash = new HashMap<>();
     for (Message m : messages) {
-      String hash = config.fingerprintPayloads() ? Fingerprint.sha256Hex(m.payload()) : null;
+      BeginRequest request = settings.beginRequest(m);
+      String hash = request.payloadHash();
       if (hash != null && !hash.equals(firstHash.computeIfAbsent(m.id(), id -> hash))) {
         // Alone, this copy would be refused against its first copy's record: refuse the batch.
         throw new PayloadMismatchException(name, m.id());
       }
-      requests.add(
-          new BeginRequest(name, m.id(), config.lease(), config.retryPolicy().maxAttempts(), hash));
+      requests.add(request);
     }
     List<BeginResult> begun = store.beginBatch(requests);
     Outcome[] outcomes = new Outcome[messages.size()];
@@ -162,32 +184,17 @@ public final class BatchConsumer implements AutoCloseable {
     switch (first.status()) {
       case APPLIED, DUPLICATE -> {
         steps.emit(InboxEvent.Kind.DUPLICATE, copy.id(), first.attempts(), null);
-        return new Outcome(
-            Outcome.Status.DUPLICATE,
-            copy.id(),
-            first.attempts(),
-            Duration.ZERO,
-            null,
-            null,
-            first.storedResult());
+        return Outcome.duplicate(copy.id(), first.attempts(), first.storedResult());
       }
       case DEAD -> {
         // Parked by the first copy (which ran the dead-letter path) or earlier.
         steps.emit(InboxEvent.Kind.DEAD_SEEN, copy.id(), first.attempts(), null);
-        return new Outcome(
-            Outcome.Status.DEAD, copy.id(), first.attempts(), Duration.ZERO, null, null, null);
+        return Outcome.dead(copy.id(), first.attempts(), null);
       }
       case FAILED, IN_FLIGHT -> {
         // The record waits for its retry time (or another owner's lease): not due yet.
         steps.emit(InboxEvent.Kind.IN_FLIGHT, copy.id(), first.attempts(), null);
-        return new Outcome(
-            Outcome.Status.IN_FLIGHT,
-            copy.id(),
-            first.attempts(),
-            first.retryAfter(),
-            first.retryAt(),
-            null,
-            null);
+        return Outcome.inFlight(copy.id(), first.attempts(), first.retryAfter(), first.retryAt());
       }
       default -> throw new IllegalStateException("unknown outcome " + first.status());
     }
@@ -338,14 +345,7 @@ public final class BatchConsumer implements AutoCloseable {
   }
 
   private static Outcome inFlight(Message message, Claim claim, Throwable lost) {
-    return new Outcome(
-        Outcome.Status.IN_FLIGHT,
-        message.id(),
-        claim.fencingToken(),
-        Duration.ZERO,
-        null,
-        lost,
-        null);
+    return Outcome.leaseLost(message.id(), claim.fencingToken(), lost);
   }
 
   /**
@@ -370,19 +370,18 @@ public final class BatchConsumer implements AutoCloseable {
   }
 
   /** Builds a {@link BatchConsumer}. */
-  public static final class Builder {
-    private final String name;
+  public static final class Builder extends ConsumerBuilder<Builder> {
     private final JdbcInboxStore store;
     private TransactionalBatchHandler handler;
-    private InboxConfig config = InboxConfig.ofDefaults();
-    private InboxListener listener = InboxListener.NOOP;
-    private DeadLetterHandler deadLetterHandler = DeadLetterHandler.NONE;
-    private Clock clock = Clock.systemUTC();
 
     private Builder(String name, JdbcInboxStore store) {
-      this.name =
-          Identifiers.requireConsumerName(name, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-      this.store = Identifiers.requireValue(store, "store");
+      super(name);
+      this.store = ArgumentChecks.requireValue(store, "store");
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** The business effects of a batch. Required. */
@@ -391,44 +390,24 @@ public final class BatchConsumer implements AutoCloseable {
       return this;
     }
 
-    public Builder config(InboxConfig config) {
-      this.config = Identifiers.requireValue(config, "config");
-      return this;
-    }
-
-    public Builder listener(InboxListener listener) {
-      this.listener = Identifiers.requireValue(listener, "listener");
-      return this;
-    }
-
-    public Builder deadLetterHandler(DeadLetterHandler deadLetterHandler) {
-      this.deadLetterHandler = Identifiers.requireValue(deadLetterHandler, "deadLetterHandler");
-      return this;
-    }
-
-    public Builder clock(Clock clock) {
-      this.clock = Identifiers.requireValue(clock, "clock");
-      return this;
-    }
-
     /**
      * @throws InvalidConfigurationException if no handler was given or the config asks for a
      *     heartbeat (leases are not renewed while a batch runs)
      */
     public BatchConsumer build() {
-      if (config.heartbeatInterval().isPresent()) {
+      if (settings().config().heartbeatInterval().isPresent()) {
         // Refused rather than ignored: a user who asked for renewals would otherwise rely on them.
         throw new InvalidConfigurationException(
             "batch consumer '"
-                + name
+                + name()
                 + "' never renews leases, so heartbeat() has no effect here: remove it and choose a"
                 + " lease longer than a batch takes");
       }
       if (handler == null) {
         throw new InvalidConfigurationException(
-            "batch consumer '" + name + "' needs a handler: call handler(...) before build()");
+            "batch consumer '" + name() + "' needs a handler: call handler(...) before build()");
       }
-      return new BatchConsumer(this);
+      return new BatchConsumer(this, settings());
     }
   }
 }

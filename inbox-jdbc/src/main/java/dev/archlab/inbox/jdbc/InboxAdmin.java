@@ -1,11 +1,10 @@
 package dev.archlab.inbox.jdbc;
 
-import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
-import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -86,8 +85,8 @@ public final class InboxAdmin {
    * @return the record after the release; empty if there is no PROCESSING record for the key
    */
   public Optional<InboxRecord> release(String consumer, String messageId) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
     return jdbc.run(
         "release",
         true,
@@ -114,10 +113,10 @@ public final class InboxAdmin {
    * @return how many DEAD records were released for retry
    */
   public long retryDead(String consumer, List<String> messageIds) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireConsumerName(consumer);
     Objects.requireNonNull(messageIds, "messageIds");
     for (String id : messageIds) {
-      Identifiers.requireMessageId(id, Message.MAX_ID_LENGTH);
+      Identifiers.requireMessageId(id);
     }
     return jdbc.run(
         "retry dead",
@@ -187,7 +186,7 @@ public final class InboxAdmin {
   public long countPrunable(String consumer, Instant before) {
     Objects.requireNonNull(before, "before");
     if (consumer != null) {
-      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+      Identifiers.requireConsumerName(consumer);
     }
     return jdbc.run(
         "count prunable",
@@ -216,7 +215,7 @@ public final class InboxAdmin {
     Objects.requireNonNull(before, "before");
     Objects.requireNonNull(progress, "progress");
     if (consumer != null) {
-      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+      Identifiers.requireConsumerName(consumer);
     }
     return pruneWhere(consumer, before, progress);
   }

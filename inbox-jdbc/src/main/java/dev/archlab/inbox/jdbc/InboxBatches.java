@@ -1,16 +1,14 @@
 package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
-import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidArgumentException;
-import dev.archlab.inbox.LeaseLostException;
-import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
 import dev.archlab.inbox.jdbc.dialect.Statements;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
+import dev.archlab.inbox.store.RecordStateMachine;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -161,17 +159,7 @@ final class InboxBatches {
         continue;
       }
       InboxRecord current = rows.select(c, claim.consumer(), claim.messageId());
-      InboxException refusal;
-      if (current == null) {
-        refusal = new UnknownClaimException(claim, "no record exists for this key");
-      } else if (claim.fencingToken() > current.attempts()) {
-        refusal =
-            new UnknownClaimException(
-                claim, "the record has only reached attempt " + current.attempts());
-      } else {
-        refusal = new LeaseLostException(claim, current.state(), current.attempts());
-      }
-      out.add(new BatchCompletion(claim, null, refusal));
+      out.add(new BatchCompletion(claim, null, RecordStateMachine.refusal(claim, current)));
     }
     return List.copyOf(out);
   }

@@ -3,17 +3,17 @@ package dev.archlab.inbox.jdbc;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.InvalidArgumentException;
-import dev.archlab.inbox.LeaseLostException;
-import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.UnknownClaimException;
+import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
 import dev.archlab.inbox.jdbc.dialect.Statements.FencedSql;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
+import dev.archlab.inbox.store.RecordStateMachine;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -77,37 +77,11 @@ final class InboxTable {
   BeginResult decide(Connection c, BeginRequest r, Snapshot snap) throws SQLException {
     InboxRecord cur = snap.record;
     Instant now = snap.now;
-    if (r.payloadHash() != null
-        && cur.payloadHash() != null
-        && !r.payloadHash().equals(cur.payloadHash())) {
-      throw new PayloadMismatchException(r.consumer(), r.messageId());
+    BeginResult decided = RecordStateMachine.begin(r, cur, now);
+    if (!RecordStateMachine.writes(decided.kind())) {
+      return decided;
     }
-    if (cur.state() == RecordState.DONE) {
-      return BeginResult.of(Kind.DUPLICATE, cur, now);
-    }
-    if (cur.state() == RecordState.DEAD) {
-      return BeginResult.of(Kind.DEAD, cur, now);
-    }
-    if (now.isBefore(cur.leaseUntil())) {
-      return BeginResult.of(Kind.IN_FLIGHT, cur, now);
-    }
-    boolean dies = cur.attempts() >= r.maxAttempts();
-    InboxRecord next =
-        dies
-            ? cur.transitioned(
-                RecordState.DEAD,
-                cur.attempts(),
-                null,
-                now,
-                cur.lastError() != null
-                    ? cur.lastError()
-                    : "lease expired without completion after "
-                        + cur.attempts()
-                        + " attempt(s); the handler probably crashed the process")
-            // A PROCESSING row keeps an error only while it waits for the retry of a recorded
-            // failure; the new attempt starts without one, so its own crash reads as a takeover.
-            : cur.transitioned(
-                RecordState.PROCESSING, cur.attempts() + 1, now.plus(r.lease()), now, null);
+    InboxRecord next = decided.record();
     Statements s = jdbc.statements(c);
     try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
       ps.setString(1, next.state().name());
@@ -119,12 +93,7 @@ final class InboxTable {
       ps.setString(7, r.messageId());
       ps.setInt(8, cur.attempts());
       s.dialect.setInstant(ps, 9, now);
-      return ps.executeUpdate() == 1
-          ? BeginResult.of(
-              dies ? Kind.DIED : cur.lastError() != null ? Kind.RETRIED : Kind.TAKEN_OVER,
-              next,
-              now)
-          : null;
+      return ps.executeUpdate() == 1 ? decided : null;
     }
   }
 
@@ -158,7 +127,7 @@ final class InboxTable {
 
   /** Stores {@code result} on a DONE record written by this transaction; returns the record. */
   InboxRecord keepResultOn(Connection c, InboxRecord done, byte[] result) throws SQLException {
-    checkResult(result);
+    ArgumentChecks.requireResultSize(result);
     try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).keepResult)) {
       ps.setBytes(1, result);
       ps.setString(2, done.consumer());
@@ -245,15 +214,7 @@ final class InboxTable {
         return select(c, claim.consumer(), claim.messageId());
       }
     }
-    InboxRecord current = select(c, claim.consumer(), claim.messageId());
-    if (current == null) {
-      throw new UnknownClaimException(claim, "no record exists for this key");
-    }
-    if (claim.fencingToken() > current.attempts()) {
-      throw new UnknownClaimException(
-          claim, "the record has only reached attempt " + current.attempts());
-    }
-    throw new LeaseLostException(claim, current.state(), current.attempts());
+    throw RecordStateMachine.refusal(claim, select(c, claim.consumer(), claim.messageId()));
   }
 
   record Snapshot(InboxRecord record, Instant now) {}
@@ -309,14 +270,6 @@ final class InboxTable {
         .toClaim();
   }
 
-  static void requireLease(Claim claim, Duration lease) {
-    Objects.requireNonNull(claim, "claim");
-    Objects.requireNonNull(lease, "lease");
-    if (lease.isNegative() || lease.isZero()) {
-      throw new InvalidArgumentException("lease must be positive, was " + lease);
-    }
-  }
-
   /** Reads many records of one consumer with the database's time, keyed by message id. */
   Map<String, Snapshot> selectManyWithNow(Connection c, List<BeginRequest> requests)
       throws SQLException {
@@ -340,24 +293,6 @@ final class InboxTable {
 
   static long micros(Duration d) {
     return d.toNanos() / 1_000;
-  }
-
-  static void checkResult(byte[] result) {
-    if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
-      throw new InvalidArgumentException(
-          "result of "
-              + result.length
-              + " bytes exceeds the limit of "
-              + InboxRecord.MAX_RESULT_BYTES
-              + " bytes");
-    }
-  }
-
-  static void requireNonNegative(Duration d, String name) {
-    Objects.requireNonNull(d, name);
-    if (d.isNegative()) {
-      throw new InvalidArgumentException(name + " must not be negative, was " + d);
-    }
   }
 
   /** The fenced failure on {@code c}: the record waits {@code retryDelay} for its next attempt. */

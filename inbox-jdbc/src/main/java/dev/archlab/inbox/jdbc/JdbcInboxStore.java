@@ -2,18 +2,18 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
-import dev.archlab.inbox.Message;
 import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.UnknownClaimException;
-import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.InboxStore;
@@ -148,14 +148,14 @@ public final class JdbcInboxStore implements InboxStore {
 
   @Override
   public InboxRecord complete(Claim claim, byte[] result) {
-    InboxTable.checkResult(result);
+    ArgumentChecks.requireResultSize(result);
     return jdbc.run("complete", true, c -> rows.completeOn(c, claim, result));
   }
 
   @Override
   public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
     Objects.requireNonNull(claim, "claim");
-    InboxTable.requireNonNegative(retryDelay, "retryDelay");
+    ArgumentChecks.requireNonNegative(retryDelay, "retryDelay");
     return jdbc.run("fail", true, c -> rows.failOn(c, claim, error, retryDelay));
   }
 
@@ -167,7 +167,8 @@ public final class JdbcInboxStore implements InboxStore {
 
   @Override
   public Claim extend(Claim claim, Duration lease) {
-    InboxTable.requireLease(claim, lease);
+    Objects.requireNonNull(claim, "claim");
+    ArgumentChecks.requirePositive(lease, "lease");
     return jdbc.run("extend", true, c -> rows.extendOn(c, claim, lease));
   }
 
@@ -179,15 +180,15 @@ public final class JdbcInboxStore implements InboxStore {
 
   @Override
   public long prune(String consumer, Instant before) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireConsumerName(consumer);
     Objects.requireNonNull(before, "before");
     return admin.pruneWhere(consumer, before, total -> {});
   }
 
   @Override
   public Optional<InboxRecord> find(String consumer, String messageId) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-    Identifiers.requireMessageId(messageId, Message.MAX_ID_LENGTH);
+    Identifiers.requireConsumerName(consumer);
+    Identifiers.requireMessageId(messageId);
     return jdbc.run("find", true, c -> Optional.ofNullable(rows.select(c, consumer, messageId)));
   }
 
@@ -195,11 +196,9 @@ public final class JdbcInboxStore implements InboxStore {
   public List<InboxRecord> list(RecordState state, String consumer, int limit) {
     Objects.requireNonNull(state, "state");
     if (consumer != null) {
-      Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+      Identifiers.requireConsumerName(consumer);
     }
-    if (limit < 0) {
-      throw new InvalidArgumentException("limit must be >= 0, was " + limit);
-    }
+    ArgumentChecks.requireLimit(limit);
     return jdbc.run("list", true, c -> rows.listOn(c, state, consumer, limit));
   }
 
@@ -227,7 +226,7 @@ public final class JdbcInboxStore implements InboxStore {
    */
   public InboxRecord complete(Connection connection, Claim claim, byte[] result) {
     Objects.requireNonNull(connection, "connection");
-    InboxTable.checkResult(result);
+    ArgumentChecks.requireResultSize(result);
     return jdbc.onCallerConnection(
         "complete", connection, () -> rows.completeOn(connection, claim, result));
   }
@@ -235,7 +234,8 @@ public final class JdbcInboxStore implements InboxStore {
   /** The fenced {@link #extend} on the caller's connection, inside the caller's transaction. */
   public Claim extend(Connection connection, Claim claim, Duration lease) {
     Objects.requireNonNull(connection, "connection");
-    InboxTable.requireLease(claim, lease);
+    Objects.requireNonNull(claim, "claim");
+    ArgumentChecks.requirePositive(lease, "lease");
     return jdbc.onCallerConnection(
         "extend", connection, () -> rows.extendOn(connection, claim, lease));
   }

@@ -187,12 +187,17 @@ final class JdbcRunner {
     switch (kind) {
       case CONNECTION:
         return new StoreUnavailableException(
-            "inbox " + operation + " failed: database unreachable: " + detail, e);
+            StoreUnavailableException.Reason.UNREACHABLE,
+            "inbox " + operation + " failed: database unreachable: " + detail,
+            e);
       case ACCESS_DENIED:
         return new StoreUnavailableException(
-            "inbox " + operation + " failed: database refused the login: " + detail, e);
+            StoreUnavailableException.Reason.LOGIN_REFUSED,
+            "inbox " + operation + " failed: database refused the login: " + detail,
+            e);
       case DATABASE_MISSING:
         return new StoreUnavailableException(
+            StoreUnavailableException.Reason.DATABASE_MISSING,
             "inbox "
                 + operation
                 + " failed: database does not exist (check the database name in the JDBC URL or"

@@ -2,28 +2,25 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Attempt;
 import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.ConsumerBuilder;
 import dev.archlab.inbox.ConsumerClosedException;
-import dev.archlab.inbox.DeadLetterHandler;
+import dev.archlab.inbox.ConsumerSettings;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InboxEvent;
-import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
-import dev.archlab.inbox.internal.ConsumeSteps;
-import dev.archlab.inbox.internal.Fingerprint;
-import dev.archlab.inbox.internal.Identifiers;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.ConsumeSteps;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -67,6 +64,7 @@ public final class OneCommitConsumer implements AutoCloseable {
   /** Retry hint of an IN_FLIGHT caused by the connection's own lock wait limit. */
   private static final Duration IN_FLIGHT_RETRY_AFTER = Duration.ofSeconds(1);
 
+  private final ConsumerSettings settings;
   private final String name;
   private final JdbcInboxStore store;
   private final TransactionalHandler handler;
@@ -75,15 +73,14 @@ public final class OneCommitConsumer implements AutoCloseable {
   private final ConsumeSteps steps;
   private volatile boolean closed;
 
-  private OneCommitConsumer(Builder b) {
-    this.name = b.name;
+  private OneCommitConsumer(Builder b, ConsumerSettings settings) {
+    this.settings = settings;
+    this.name = settings.name();
     this.store = b.store;
     this.handler = b.handler;
-    this.config = b.config;
+    this.config = settings.config();
     this.lockTimeout = b.lockTimeout;
-    this.steps =
-        new ConsumeSteps(
-            name, store, config.retryPolicy(), b.listener, b.deadLetterHandler, b.clock);
+    this.steps = new ConsumeSteps(settings, store);
   }
 
   /** A builder for a consumer called {@code name} on {@code store}. */
@@ -91,8 +88,22 @@ public final class OneCommitConsumer implements AutoCloseable {
     return new Builder(name, store);
   }
 
+  /**
+   * The logical consumer name.
+   *
+   * @return the name given to {@link #builder}, already validated
+   */
   public String name() {
     return name;
+  }
+
+  /**
+   * The consumer's settings.
+   *
+   * @return the configuration it was built with
+   */
+  public InboxConfig config() {
+    return config;
   }
 
   /**
@@ -105,14 +116,11 @@ public final class OneCommitConsumer implements AutoCloseable {
    * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public Outcome consume(Message message) {
-    Identifiers.requireValue(message, "message");
+    ArgumentChecks.requireValue(message, "message");
     if (closed) {
       throw new ConsumerClosedException(name);
     }
-    String hash = config.fingerprintPayloads() ? Fingerprint.sha256Hex(message.payload()) : null;
-    BeginRequest request =
-        new BeginRequest(
-            name, message.id(), config.lease(), config.retryPolicy().maxAttempts(), hash);
+    BeginRequest request = settings.beginRequest(message);
     Failure failure = new Failure();
     try (Connection c = store.dataSource().getConnection();
         LocalTransaction tx = new LocalTransaction(c)) {
@@ -173,14 +181,8 @@ public final class OneCommitConsumer implements AutoCloseable {
       if (store.jdbc.dialect(c).classify(e) == SqlErrorKind.LOCK_TIMEOUT) {
         // Another transaction holds this message and is still running: redeliver later.
         steps.emit(InboxEvent.Kind.IN_FLIGHT, message.id(), 0, null);
-        return new Outcome(
-            Outcome.Status.IN_FLIGHT,
-            message.id(),
-            0,
-            lockTimeout != null ? lockTimeout : IN_FLIGHT_RETRY_AFTER,
-            null,
-            null,
-            null);
+        return Outcome.inFlight(
+            message.id(), 0, lockTimeout != null ? lockTimeout : IN_FLIGHT_RETRY_AFTER, null);
       }
       throw e;
     } catch (RuntimeException e) {
@@ -312,9 +314,7 @@ public final class OneCommitConsumer implements AutoCloseable {
     public Instant extendLease(Duration lease) {
       try {
         if (insertedDone) {
-          if (lease == null || lease.isNegative() || lease.isZero()) {
-            throw new InvalidArgumentException("lease must be positive, was " + lease);
-          }
+          ArgumentChecks.requirePositive(ArgumentChecks.requireValue(lease, "lease"), "lease");
           claim = claim.withLeaseUntil(store.rows.currentTimeOn(connection).plus(lease));
         } else {
           claim = store.extend(connection, claim, lease);
@@ -357,45 +357,24 @@ public final class OneCommitConsumer implements AutoCloseable {
   }
 
   /** Builds a {@link OneCommitConsumer}. */
-  public static final class Builder {
-    private final String name;
+  public static final class Builder extends ConsumerBuilder<Builder> {
     private final JdbcInboxStore store;
     private TransactionalHandler handler;
-    private InboxConfig config = InboxConfig.ofDefaults();
-    private InboxListener listener = InboxListener.NOOP;
-    private DeadLetterHandler deadLetterHandler = DeadLetterHandler.NONE;
     private Duration lockTimeout;
-    private Clock clock = Clock.systemUTC();
 
     private Builder(String name, JdbcInboxStore store) {
-      this.name =
-          Identifiers.requireConsumerName(name, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
-      this.store = Identifiers.requireValue(store, "store");
+      super(name);
+      this.store = ArgumentChecks.requireValue(store, "store");
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** The business effect, written through the given connection. Required. */
     public Builder handler(TransactionalHandler handler) {
       this.handler = handler;
-      return this;
-    }
-
-    /**
-     * Retry policy, lease (used when an existing record is claimed and for the failure records),
-     * fingerprints, dedup window (for {@link OneCommitConsumer#pruneExpired()}). A heartbeat is
-     * refused at {@link #build()}: this mode never renews a lease.
-     */
-    public Builder config(InboxConfig config) {
-      this.config = Identifiers.requireValue(config, "config");
-      return this;
-    }
-
-    public Builder listener(InboxListener listener) {
-      this.listener = Identifiers.requireValue(listener, "listener");
-      return this;
-    }
-
-    public Builder deadLetterHandler(DeadLetterHandler deadLetterHandler) {
-      this.deadLetterHandler = Identifiers.requireValue(deadLetterHandler, "deadLetterHandler");
       return this;
     }
 
@@ -427,13 +406,7 @@ public final class OneCommitConsumer implements AutoCloseable {
      * also reports IN_FLIGHT, with a retry hint of one second.
      */
     public Builder lockTimeout(Duration lockTimeout) {
-      this.lockTimeout = Identifiers.requireValue(lockTimeout, "lockTimeout");
-      return this;
-    }
-
-    /** Time-stamps events only; see {@link IdempotentConsumer.Builder#clock}. */
-    public Builder clock(Clock clock) {
-      this.clock = Identifiers.requireValue(clock, "clock");
+      this.lockTimeout = ArgumentChecks.requireValue(lockTimeout, "lockTimeout");
       return this;
     }
 
@@ -443,17 +416,19 @@ public final class OneCommitConsumer implements AutoCloseable {
      *     than a day, or the store's configured dialect cannot bound it
      */
     public OneCommitConsumer build() {
-      if (config.heartbeatInterval().isPresent()) {
+      if (settings().config().heartbeatInterval().isPresent()) {
         // Refused rather than ignored: a user who asked for renewals would otherwise rely on them.
         throw new InvalidConfigurationException(
             "one-commit consumer '"
-                + name
+                + name()
                 + "' never renews leases, so heartbeat() has no effect here: remove it from the"
                 + " InboxConfig");
       }
       if (handler == null) {
         throw new InvalidConfigurationException(
-            "one-commit consumer '" + name + "' needs a handler: call handler(...) before build()");
+            "one-commit consumer '"
+                + name()
+                + "' needs a handler: call handler(...) before build()");
       }
       if (lockTimeout != null) {
         if (lockTimeout.isNegative()
@@ -470,7 +445,7 @@ public final class OneCommitConsumer implements AutoCloseable {
           store.jdbc.configuredDialect().claimLockTimeout(lockTimeout);
         }
       }
-      return new OneCommitConsumer(this);
+      return new OneCommitConsumer(this, settings());
     }
   }
 }

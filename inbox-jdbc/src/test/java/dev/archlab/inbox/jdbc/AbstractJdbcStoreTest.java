@@ -406,7 +406,9 @@ abstract class AbstractJdbcStoreTest {
               .config(config(5))
               .build();
       assertThatThrownBy(() -> dying.consume(Message.of("oc-killed")))
-          .isInstanceOf(StoreUnavailableException.class)
+          .isInstanceOfSatisfying(
+              StoreUnavailableException.class,
+              e -> assertThat(e.reason()).isEqualTo(StoreUnavailableException.Reason.UNREACHABLE))
           .hasMessageContaining("unreachable");
     }
     assertThat(killed).hasValue(1);
@@ -1241,7 +1243,9 @@ abstract class AbstractJdbcStoreTest {
     try (HikariDataSource nowhere = poolFor(database().unreachableUrl(), "u", "p")) {
       JdbcInboxStore s = database().storeBuilder(nowhere).table(TABLE).build();
       assertThatThrownBy(() -> s.begin(new BeginRequest("c", "m", LEASE, 5, null)))
-          .isInstanceOf(StoreUnavailableException.class)
+          .isInstanceOfSatisfying(
+              StoreUnavailableException.class,
+              e -> assertThat(e.reason()).isEqualTo(StoreUnavailableException.Reason.UNREACHABLE))
           .hasMessageContaining("unreachable");
     }
   }

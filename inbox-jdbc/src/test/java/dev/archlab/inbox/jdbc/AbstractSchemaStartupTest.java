@@ -300,17 +300,28 @@ abstract class AbstractSchemaStartupTest {
     try (HikariDataSource nowhere = AbstractJdbcStoreTest.poolFor(login[0], login[1], login[2])) {
       JdbcInboxStore s = database().storeBuilder(nowhere).table("inbox").build();
       assertThatThrownBy(() -> s.begin(new BeginRequest("c", "m", LEASE, 5, null)))
-          .isInstanceOf(StoreUnavailableException.class)
+          .isInstanceOfSatisfying(
+              StoreUnavailableException.class,
+              e ->
+                  assertThat(e.reason())
+                      .isEqualTo(StoreUnavailableException.Reason.DATABASE_MISSING))
           .hasMessageContaining("database does not exist");
       assertThatThrownBy(s::createSchemaIfMissing)
-          .isInstanceOf(StoreUnavailableException.class)
+          .isInstanceOfSatisfying(
+              StoreUnavailableException.class,
+              e ->
+                  assertThat(e.reason())
+                      .isEqualTo(StoreUnavailableException.Reason.DATABASE_MISSING))
           .hasMessageContaining("database does not exist");
     }
     // The same through the driver alone, as a plain DataSource would report it.
     JdbcInboxStore direct =
         JdbcInboxStore.builder(driverOnly(login[0], login[1], login[2])).table("inbox").build();
     assertThatThrownBy(() -> direct.begin(new BeginRequest("c", "m", LEASE, 5, null)))
-        .isInstanceOf(StoreUnavailableException.class)
+        .isInstanceOfSatisfying(
+            StoreUnavailableException.class,
+            e ->
+                assertThat(e.reason()).isEqualTo(StoreUnavailableException.Reason.DATABASE_MISSING))
         .hasMessageContaining("database does not exist");
   }
 
@@ -359,7 +370,9 @@ abstract class AbstractSchemaStartupTest {
     JdbcInboxStore s = JdbcInboxStore.builder(late).table("startup_lazy").build();
     assertThat(connections).as("connections opened by build()").hasValue(0);
     assertThatThrownBy(() -> s.begin(new BeginRequest("lazy", "l-1", LEASE, 5, null)))
-        .isInstanceOf(StoreUnavailableException.class)
+        .isInstanceOfSatisfying(
+            StoreUnavailableException.class,
+            e -> assertThat(e.reason()).isEqualTo(StoreUnavailableException.Reason.UNREACHABLE))
         .hasMessageContaining("unreachable")
         .hasMessageContaining("the dialect is detected on first use");
     assertThatThrownBy(s::dialect).isInstanceOf(StoreUnavailableException.class);

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,14 +19,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.CommitFailedException;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
@@ -75,7 +71,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
   private final Duration maxPause;
 
   private final BlockingQueue<Progress> progress = new LinkedBlockingQueue<>();
-  private final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
+  final Map<TopicPartition, PartitionState> partitions = new HashMap<>();
   private final CountDownLatch finished = new CountDownLatch(1);
   private volatile boolean closing;
   private volatile boolean started;
@@ -132,7 +128,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
       consumer = kafka;
       PartitionRun.LoopParts parts =
           new PartitionRun.LoopParts(mode, ids, deadLetters, listener, errorBackoff);
-      kafka.subscribe(topics, new Rebalance());
+      kafka.subscribe(topics, new Rebalance(this));
       if (closing) {
         return;
       }
@@ -178,7 +174,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
   }
 
   /** Applies the runs' reports; with {@code untilIdle}, waits until no partition is running. */
-  private void applyProgress(boolean untilIdle) {
+  void applyProgress(boolean untilIdle) {
     long deadline = System.nanoTime() + closeTimeout.toNanos();
     while (true) {
       Progress p;
@@ -261,7 +257,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     commit(partitions.keySet());
   }
 
-  private void commit(Collection<TopicPartition> which) {
+  void commit(Collection<TopicPartition> which) {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     for (TopicPartition tp : which) {
       PartitionState s = partitions.get(tp);
@@ -352,53 +348,6 @@ public final class KafkaInboxLoop implements AutoCloseable {
       t.setDaemon(true);
       return t;
     };
-  }
-
-  /** One assigned partition; touched only by the polling thread (stop is read by its run). */
-  private static final class PartitionState {
-    final OffsetTracker tracker = new OffsetTracker();
-    boolean running;
-    boolean waiting;
-    long resumeAtNanos;
-    volatile boolean stop;
-  }
-
-  /** Runs inside poll(), on the polling thread. */
-  private final class Rebalance implements ConsumerRebalanceListener {
-    @Override
-    public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-      for (TopicPartition tp : revoked) {
-        PartitionState s = partitions.get(tp);
-        if (s != null) {
-          s.stop = true;
-        }
-      }
-      // Running handlers finish (their records were claimed under a lease), then what finished
-      // is committed while these partitions are still ours.
-      applyProgress(true);
-      commit(revoked);
-      partitions.keySet().removeAll(new HashSet<>(revoked));
-    }
-
-    @Override
-    public void onPartitionsLost(Collection<TopicPartition> lost) {
-      for (TopicPartition tp : lost) {
-        PartitionState s = partitions.get(tp);
-        if (s != null) {
-          s.stop = true;
-        }
-      }
-      applyProgress(true);
-      // No commit: the partitions already belong to another member.
-      partitions.keySet().removeAll(new HashSet<>(lost));
-    }
-
-    @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
-      for (TopicPartition tp : assigned) {
-        partitions.put(tp, new PartitionState());
-      }
-    }
   }
 
   /**
@@ -511,40 +460,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
       if (topics.isEmpty()) {
         throw new InvalidConfigurationException("at least one topic is required");
       }
-      Object group = consumerProps.get(ConsumerConfig.GROUP_ID_CONFIG);
-      if (group == null || group.toString().isBlank()) {
-        throw new InvalidConfigurationException(
-            "group.id is required: offsets are committed for a consumer group");
-      }
-      Object servers = consumerProps.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG);
-      if (servers == null || servers.toString().isBlank()) {
-        throw new InvalidConfigurationException("bootstrap.servers is required");
-      }
-      Object auto = consumerProps.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
-      if (auto != null && !"false".equalsIgnoreCase(auto.toString())) {
-        throw new InvalidConfigurationException(
-            "enable.auto.commit must be false, was "
-                + auto
-                + ": auto-commit would commit offsets past records that are not finished");
-      }
-      consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-      consumerProps.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
-      consumerProps.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
-      Object idem = producerProps.get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
-      if (idem != null && !"true".equalsIgnoreCase(idem.toString())) {
-        throw new InvalidConfigurationException(
-            "enable.idempotence must stay true for the dead-letter producer, was " + idem);
-      }
-      Object acks = producerProps.get(ProducerConfig.ACKS_CONFIG);
-      if (acks != null && !"all".equals(acks.toString()) && !"-1".equals(acks.toString())) {
-        throw new InvalidConfigurationException(
-            "acks must stay 'all' for the dead-letter producer, was " + acks);
-      }
-      producerProps.putIfAbsent(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
-      producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-      producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-      producerProps.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
-      producerProps.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+      ClientProperties.makeSafe(consumerProps, producerProps);
       return new KafkaInboxLoop(this);
     }
 

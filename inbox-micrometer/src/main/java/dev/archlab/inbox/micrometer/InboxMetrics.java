@@ -5,7 +5,7 @@ import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConsumerNameException;
-import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.Identifiers;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -106,7 +106,7 @@ public final class InboxMetrics implements MeterBinder {
    * @throws InvalidConsumerNameException if the name is not a valid consumer name
    */
   public ConsumeTimer timer(String consumer) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireConsumerName(consumer);
     return new ConsumeTimer(metersOf(consumer), clock);
   }
 
@@ -212,7 +212,7 @@ public final class InboxMetrics implements MeterBinder {
       }
       for (String name : names) {
         consumers.add(
-            Identifiers.requireConsumerName(name, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH));
+            Identifiers.requireConsumerName(name));
       }
       return this;
     }

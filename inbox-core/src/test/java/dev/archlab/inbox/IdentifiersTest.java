@@ -1,10 +1,8 @@
-package dev.archlab.inbox.internal;
+package dev.archlab.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.archlab.inbox.InvalidConsumerNameException;
-import dev.archlab.inbox.InvalidMessageIdException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -176,5 +174,22 @@ class IdentifiersTest {
     assertThat(Identifiers.quote("\uD83D")).isEqualTo("'\\ud83d'");
     assertThat(Identifiers.quote("y".repeat(100)))
         .isEqualTo("'" + "y".repeat(40) + "'... (100 chars)");
+  }
+
+  @Test
+  void publicChecksApplyTheLibrarysOwnLimits() {
+    String longestId = "i".repeat(Message.MAX_ID_LENGTH);
+    String longestName = "n".repeat(IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+
+    assertThat(Identifiers.requireMessageId(longestId)).isSameAs(longestId);
+    assertThat(Identifiers.requireConsumerName(longestName)).isSameAs(longestName);
+    assertThatThrownBy(() -> Identifiers.requireMessageId(longestId + "i"))
+        .isInstanceOf(InvalidMessageIdException.class)
+        .hasMessageContaining("the limit is " + Message.MAX_ID_LENGTH);
+    assertThatThrownBy(() -> Identifiers.requireConsumerName(longestName + "n"))
+        .isInstanceOf(InvalidConsumerNameException.class)
+        .hasMessageContaining("the limit is " + IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    assertThatThrownBy(() -> Identifiers.requireConsumerName(" orders"))
+        .isInstanceOf(InvalidConsumerNameException.class);
   }
 }

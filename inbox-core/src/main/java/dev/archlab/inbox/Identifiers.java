@@ -1,15 +1,42 @@
-package dev.archlab.inbox.internal;
+package dev.archlab.inbox;
 
-import dev.archlab.inbox.InvalidArgumentException;
-import dev.archlab.inbox.InvalidConsumerNameException;
-import dev.archlab.inbox.InvalidMessageIdException;
-
-/** Validation of message ids and consumer names, shared by the API and every store. */
+/**
+ * The rules for message ids and consumer names, the same ones the consumers and every store apply:
+ * tools that take an id or a name from people (a command line, a form) check it here first and get
+ * the same refusal, with the same reason, that the library would give.
+ *
+ * <p>A valid id or name is non-null, not blank, at most its limit long ({@link
+ * Message#MAX_ID_LENGTH}, {@link IdempotentConsumer#MAX_CONSUMER_NAME_LENGTH}), and free of control
+ * characters and unpaired surrogates (neither survives a database); a consumer name has no
+ * surrounding whitespace either.
+ */
 public final class Identifiers {
   private Identifiers() {}
 
+  /**
+   * Returns {@code id} unchanged if it is a valid message id.
+   *
+   * @param id the message id
+   * @return {@code id}
+   * @throws InvalidMessageIdException saying why it is not
+   */
+  public static String requireMessageId(String id) {
+    return requireMessageId(id, Message.MAX_ID_LENGTH);
+  }
+
+  /**
+   * Returns {@code name} unchanged if it is a valid consumer name.
+   *
+   * @param name the logical consumer name
+   * @return {@code name}
+   * @throws InvalidConsumerNameException saying why it is not
+   */
+  public static String requireConsumerName(String name) {
+    return requireConsumerName(name, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+  }
+
   /** Returns {@code id} unchanged, or throws {@link InvalidMessageIdException} saying why. */
-  public static String requireMessageId(String id, int maxLength) {
+  static String requireMessageId(String id, int maxLength) {
     String problem = problem(id, maxLength);
     if (problem != null) {
       throw new InvalidMessageIdException("invalid message id " + quote(id) + ": " + problem);
@@ -23,7 +50,7 @@ public final class Identifiers {
    * people: surrounding whitespace is refused, since {@code " orders"} would silently be a second
    * consumer with its own records.
    */
-  public static String requireConsumerName(String name, int maxLength) {
+  static String requireConsumerName(String name, int maxLength) {
     String problem = problem(name, maxLength);
     if (problem == null
         && (isSpace(name.codePointAt(0)) || isSpace(name.codePointBefore(name.length())))) {
@@ -90,19 +117,8 @@ public final class Identifiers {
     return Character.isWhitespace(cp) || Character.isSpaceChar(cp);
   }
 
-  /**
-   * Returns {@code value}, or throws {@link InvalidArgumentException} naming {@code what} if it is
-   * null: the consumer API refuses every value with that exception type, nulls included.
-   */
-  public static <T> T requireValue(T value, String what) {
-    if (value == null) {
-      throw new InvalidArgumentException(what + " must not be null");
-    }
-    return value;
-  }
-
   /** A short, printable rendering of a possibly huge or null value for error messages. */
-  public static String quote(String value) {
+  static String quote(String value) {
     if (value == null) {
       return "null";
     }

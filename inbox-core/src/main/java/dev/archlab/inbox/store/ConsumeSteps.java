@@ -1,6 +1,7 @@
-package dev.archlab.inbox.internal;
+package dev.archlab.inbox.store;
 
 import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.ConsumerSettings;
 import dev.archlab.inbox.DeadLetterHandler;
 import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxListener;
@@ -10,17 +11,18 @@ import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
-import dev.archlab.inbox.store.BeginResult;
-import dev.archlab.inbox.store.InboxStore;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The steps every consumer shares once a store has answered: turning a begin that did not claim
  * into an outcome, recording a failed attempt (retry or dead letter), reporting events. Written
- * once here so the lease-mode, one-commit and batch consumers cannot drift apart.
+ * once here so the lease-mode, one-commit and batch consumers cannot drift apart. Integration SPI
+ * for consumers built on an {@link InboxStore}; thread-safe. A listener or dead-letter handler that
+ * throws is logged and never fails the step.
  */
 public final class ConsumeSteps {
 
@@ -34,25 +36,30 @@ public final class ConsumeSteps {
   private final InstantSource clock;
   private final AtomicBoolean overrunLogged = new AtomicBoolean();
 
-  public ConsumeSteps(
-      String consumer,
-      InboxStore store,
-      RetryPolicy retryPolicy,
-      InboxListener listener,
-      DeadLetterHandler deadLetterHandler,
-      InstantSource clock) {
-    this.consumer = consumer;
-    this.store = store;
-    this.retryPolicy = retryPolicy;
-    this.listener = listener;
-    this.deadLetterHandler = deadLetterHandler;
-    this.clock = clock;
+  /**
+   * The steps of the consumer described by {@code settings}, on {@code store}.
+   *
+   * @param settings the consumer's name, retry policy, listener, dead-letter handler and clock
+   * @param store where the consumer's records live
+   * @throws NullPointerException if either is null
+   */
+  public ConsumeSteps(ConsumerSettings settings, InboxStore store) {
+    this.consumer = settings.name();
+    this.store = Objects.requireNonNull(store, "store");
+    this.retryPolicy = settings.config().retryPolicy();
+    this.listener = settings.listener();
+    this.deadLetterHandler = settings.deadLetterHandler();
+    this.clock = settings.clock();
   }
 
   /**
    * The outcome of a begin that did not claim the message (running the dead-letter path if this
    * begin parked it), or null when it did claim; a takeover or a due retry is reported before
    * returning null.
+   *
+   * @param message the delivery
+   * @param begun the store's answer to its begin
+   * @return the outcome to report, or null when the caller owns the message and must run it
    */
   public Outcome unclaimed(Message message, BeginResult begun) {
     InboxRecord record = begun.record();
@@ -62,14 +69,8 @@ public final class ConsumeSteps {
         return Outcome.of(Outcome.Status.DUPLICATE, record);
       case IN_FLIGHT:
         emit(InboxEvent.Kind.IN_FLIGHT, message.id(), record.attempts(), null);
-        return new Outcome(
-            Outcome.Status.IN_FLIGHT,
-            message.id(),
-            record.attempts(),
-            begun.retryAfter(),
-            record.leaseUntil(),
-            null,
-            null);
+        return Outcome.inFlight(
+            message.id(), record.attempts(), begun.retryAfter(), record.leaseUntil());
       case DEAD:
         // Parked earlier: no dead letter now, but metrics see every delivery of a parked message.
         emit(InboxEvent.Kind.DEAD_SEEN, message.id(), record.attempts(), null);
@@ -91,7 +92,12 @@ public final class ConsumeSteps {
     }
   }
 
-  /** Reports the claim and returns nothing; called just before the handler runs. */
+  /**
+   * Reports the claim; called just before the handler runs.
+   *
+   * @param message the delivery
+   * @param claim the claim it runs under
+   */
   public void claimed(Message message, Claim claim) {
     emit(InboxEvent.Kind.CLAIMED, message.id(), claim.fencingToken(), null);
   }
@@ -99,6 +105,10 @@ public final class ConsumeSteps {
   /**
    * Reports that the handler returned under {@code claim} but recording DONE failed (not a lost
    * lease): the message will run again once the lease expires, so its effect may repeat.
+   *
+   * @param message the delivery
+   * @param claim the claim the handler ran under
+   * @param failure why DONE could not be recorded
    */
   public void completionFailed(Message message, Claim claim, Throwable failure) {
     emit(InboxEvent.Kind.COMPLETION_FAILED, message.id(), claim.fencingToken(), failure);
@@ -109,6 +119,10 @@ public final class ConsumeSteps {
    * returns its APPLIED outcome. A completion at or after the lease end, by the store's clock that
    * stamped {@code done.updatedAt()}, is reported as {@link InboxEvent.Kind#LEASE_OVERRUN} first,
    * and the first one of this consumer is logged as a warning.
+   *
+   * @param claim the claim, with its lease end as last extended
+   * @param done the DONE record
+   * @return the APPLIED outcome
    */
   public Outcome applied(Claim claim, InboxRecord done) {
     // begin takes a lease over once now >= leaseUntil, so the lease end itself is already exposed.
@@ -131,7 +145,12 @@ public final class ConsumeSteps {
     return applied(done);
   }
 
-  /** Reports a DONE record and returns its APPLIED outcome. */
+  /**
+   * Reports a DONE record and returns its APPLIED outcome.
+   *
+   * @param done the DONE record
+   * @return the APPLIED outcome
+   */
   public Outcome applied(InboxRecord done) {
     emit(InboxEvent.Kind.APPLIED, done.messageId(), done.attempts(), null);
     return Outcome.of(Outcome.Status.APPLIED, done);
@@ -142,6 +161,10 @@ public final class ConsumeSteps {
    * the backoff delay (FAILED); at the last attempt it is parked DEAD and the dead-letter path runs
    * once (DEAD).
    *
+   * @param message the delivery
+   * @param claim the claim the attempt ran under
+   * @param failure what the handler threw
+   * @return the FAILED or DEAD outcome
    * @throws LeaseLostException if the claim is no longer current; reported as LEASE_LOST
    */
   public Outcome recordFailure(Message message, Claim claim, Exception failure) {
@@ -151,20 +174,12 @@ public final class ConsumeSteps {
         InboxRecord dead = store.markDead(claim, error);
         runDeadLetter(message, dead);
         emit(InboxEvent.Kind.DEAD, message.id(), dead.attempts(), failure);
-        return new Outcome(
-            Outcome.Status.DEAD, message.id(), dead.attempts(), null, null, failure, null);
+        return Outcome.dead(message.id(), dead.attempts(), failure);
       }
       Duration delay = retryPolicy.delayAfter(claim.fencingToken());
       InboxRecord failed = store.fail(claim, error, delay);
       emit(InboxEvent.Kind.FAILED, message.id(), failed.attempts(), failure);
-      return new Outcome(
-          Outcome.Status.FAILED,
-          message.id(),
-          failed.attempts(),
-          delay,
-          failed.leaseUntil(),
-          failure,
-          null);
+      return Outcome.failed(message.id(), failed.attempts(), delay, failed.leaseUntil(), failure);
     } catch (LeaseLostException lost) {
       lost.addSuppressed(failure);
       emit(InboxEvent.Kind.LEASE_LOST, message.id(), claim.fencingToken(), lost);
@@ -172,7 +187,12 @@ public final class ConsumeSteps {
     }
   }
 
-  /** Runs the dead-letter handler; a failure there is logged, never retried. */
+  /**
+   * Runs the dead-letter handler; a failure there is logged, never retried.
+   *
+   * @param message the delivery that was parked
+   * @param record its DEAD record
+   */
   public void runDeadLetter(Message message, InboxRecord record) {
     try {
       deadLetterHandler.onDead(message, record);
@@ -189,7 +209,14 @@ public final class ConsumeSteps {
     }
   }
 
-  /** Reports an event; a listener that throws is logged and ignored. */
+  /**
+   * Reports an event; a listener that throws is logged and ignored.
+   *
+   * @param kind what happened
+   * @param messageId the message, or null for none
+   * @param attempts the record's attempts, or 0 when unknown
+   * @param error the failure involved, or null
+   */
   public void emit(InboxEvent.Kind kind, String messageId, int attempts, Throwable error) {
     emit(new InboxEvent(kind, consumer, messageId, attempts, error, 0, clock.instant()));
   }
@@ -198,6 +225,9 @@ public final class ConsumeSteps {
    * Deletes this consumer's DONE records last changed more than {@code retention} ago by the
    * store's clock, reports the prune and returns how many were deleted: {@code pruneExpired()} of
    * every consumer.
+   *
+   * @param retention how long DONE records are kept
+   * @return how many records were deleted
    */
   public long pruneExpired(Duration retention) {
     long deleted = store.prune(consumer, store.currentTime().minus(retention));
@@ -205,7 +235,11 @@ public final class ConsumeSteps {
     return deleted;
   }
 
-  /** Reports a prune of {@code count} records. */
+  /**
+   * Reports a prune of {@code count} records.
+   *
+   * @param count how many were deleted
+   */
   public void pruned(long count) {
     emit(new InboxEvent(InboxEvent.Kind.PRUNED, consumer, null, 0, null, count, clock.instant()));
   }
@@ -218,24 +252,26 @@ public final class ConsumeSteps {
     }
   }
 
-  /** The text kept as {@code lastError}: exception class and message, bounded. */
+  /**
+   * The text kept as {@code lastError}: exception class and message, bounded.
+   *
+   * @param t the failure
+   * @return its class name and message, at most {@link InboxRecord#MAX_ERROR_LENGTH} characters
+   */
   public static String describe(Throwable t) {
     String text = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
     return InboxRecord.boundError(text);
   }
 
   /**
+   * A copy of a result to keep, after checking its size.
+   *
+   * @param result the bytes; null for none
+   * @return a copy, or null
    * @throws InvalidArgumentException if {@code result} is over {@link InboxRecord#MAX_RESULT_BYTES}
    */
   public static byte[] checkedResult(byte[] result) {
-    if (result != null && result.length > InboxRecord.MAX_RESULT_BYTES) {
-      throw new InvalidArgumentException(
-          "result of "
-              + result.length
-              + " bytes exceeds the limit of "
-              + InboxRecord.MAX_RESULT_BYTES
-              + " bytes");
-    }
+    ArgumentChecks.requireResultSize(result);
     return result == null ? null : result.clone();
   }
 }

@@ -1,0 +1,106 @@
+package dev.archlab.inbox.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.archlab.inbox.ConsumerBuilder;
+import dev.archlab.inbox.DeadLetterHandler;
+import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.InboxConfig;
+import dev.archlab.inbox.InboxListener;
+import dev.archlab.inbox.InvalidArgumentException;
+import dev.archlab.inbox.InvalidConsumerNameException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.function.Function;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The three consumers take their shared options through one builder base, so each refuses and
+ * accepts them the same way. No database is touched: building a store or a consumer never connects.
+ */
+class ConsumerBuildersTest {
+
+  private static final InboxConfig CONFIG =
+      InboxConfig.custom().lease(Duration.ofSeconds(7)).build();
+
+  private final JdbcInboxStore store = JdbcInboxStore.builder(new JdbcDataSource()).build();
+
+  /** A builder of each consumer, from the name. */
+  private List<Function<String, ConsumerBuilder<?>>> builders() {
+    return List.of(
+        name -> IdempotentConsumer.builder(name, store),
+        name -> OneCommitConsumer.builder(name, store),
+        name -> BatchConsumer.builder(name, store));
+  }
+
+  @Test
+  void everyBuilderRefusesTheSameBadNameWithTheSameException() {
+    for (Function<String, ConsumerBuilder<?>> builder : builders()) {
+      assertThatThrownBy(() -> builder.apply(" orders"))
+          .isInstanceOf(InvalidConsumerNameException.class)
+          .hasMessageContaining("starts or ends with whitespace");
+    }
+  }
+
+  @Test
+  void everyBuilderRefusesEachNullOptionNamingIt() {
+    for (Function<String, ConsumerBuilder<?>> builder : builders()) {
+      ConsumerBuilder<?> b = builder.apply("orders");
+      assertThatThrownBy(() -> b.config(null))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("config must not be null");
+      assertThatThrownBy(() -> b.listener(null))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("listener must not be null");
+      assertThatThrownBy(() -> b.deadLetterHandler(null))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("deadLetterHandler must not be null");
+      assertThatThrownBy(() -> b.clock((Clock) null))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("clock must not be null");
+      assertThatThrownBy(() -> b.clock((InstantSource) null))
+          .isInstanceOf(InvalidArgumentException.class)
+          .hasMessage("clock must not be null");
+    }
+  }
+
+  @Test
+  void everyConsumerReportsItsNameAndConfig() {
+    InstantSource clock = InstantSource.system();
+    IdempotentConsumer lease =
+        IdempotentConsumer.builder("lease-mode", store)
+            .config(CONFIG)
+            .listener(InboxListener.NOOP)
+            .deadLetterHandler(DeadLetterHandler.NONE)
+            .clock(clock)
+            .handler((m, a) -> {})
+            .build();
+    OneCommitConsumer oneCommit =
+        OneCommitConsumer.builder("one-commit", store)
+            .config(CONFIG)
+            .listener(InboxListener.NOOP)
+            .deadLetterHandler(DeadLetterHandler.NONE)
+            .clock(clock)
+            .handler((m, a, c) -> {})
+            .build();
+    BatchConsumer batch =
+        BatchConsumer.builder("batch", store)
+            .config(CONFIG)
+            .listener(InboxListener.NOOP)
+            .deadLetterHandler(DeadLetterHandler.NONE)
+            .clock(clock)
+            .handler((ms, c) -> {})
+            .build();
+
+    assertThat(List.of(lease.name(), oneCommit.name(), batch.name()))
+        .containsExactly("lease-mode", "one-commit", "batch");
+    assertThat(List.of(lease.config(), oneCommit.config(), batch.config())).containsOnly(CONFIG);
+    lease.close();
+    oneCommit.close();
+    batch.close();
+  }
+}
