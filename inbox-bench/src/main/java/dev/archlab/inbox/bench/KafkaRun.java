@@ -200,7 +200,8 @@ final class KafkaRun {
     List<List<Object>> roundRows = new ArrayList<>();
     String recordTopic = "kbench-records";
     String batchTopic = "kbench-batch";
-    try (KafkaBroker broker = KafkaBroker.start(s.brokerClasspath(), s.groupJoinDelayMs())) {
+    try (KafkaBroker broker = KafkaBroker.start(s.brokerClasspath(), s.groupJoinDelayMs());
+        CpuSampler cpu = CpuSampler.start()) {
       broker.createTopics(
           PARTITIONS, recordTopic, recordTopic + ".DLT", batchTopic, batchTopic + ".DLT");
       if (s.cases().stream().anyMatch(c -> !c.variant().batch())) {
@@ -214,7 +215,7 @@ final class KafkaRun {
         for (int i = 0; i < cases.size(); i++) {
           Case c = cases.get((i + round) % cases.size());
           String topic = c.variant().batch() ? batchTopic : recordTopic;
-          Measured m = drain(db, broker, c, topic, s.recordsOf(c), s);
+          Measured m = drain(db, broker, cpu, c, topic, s.recordsOf(c), s);
           results.computeIfAbsent(c, k -> new ArrayList<>()).add(m);
           roundRows.add(
               List.of(
@@ -343,7 +344,13 @@ final class KafkaRun {
 
   /** One case: empty tables, start its processes, release them, wait for every row, stop. */
   static Measured drain(
-      BenchDatabase db, KafkaBroker broker, Case c, String topic, int records, Settings s)
+      BenchDatabase db,
+      KafkaBroker broker,
+      CpuSampler cpu,
+      Case c,
+      String topic,
+      int records,
+      Settings s)
       throws Exception {
     db.reset();
     try (Connection conn = db.admin().getConnection();
@@ -361,14 +368,12 @@ final class KafkaRun {
       for (Child child : children) {
         child.awaitReady();
       }
-      long[] cpuBefore = cpuTicks();
       for (Child child : children) {
         child.send(KafkaBenchConsumer.GO);
       }
       // A generous bound that only turns a stuck run into an error; never a measurement.
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120 + records / 20);
       awaitRows(db, records, children, deadline);
-      long[] cpuAfter = cpuTicks();
       awaitCommitted(broker, group, topic, records, children, deadline);
       for (Child child : children) {
         child.send(KafkaBenchConsumer.STOP);
@@ -376,7 +381,7 @@ final class KafkaRun {
       for (Child child : children) {
         child.awaitExit();
       }
-      return measure(db, records, s.warmupFraction(), busyPercent(cpuBefore, cpuAfter));
+      return measure(db, records, s.warmupFraction(), cpu);
     } finally {
       for (Child child : children) {
         child.kill();
@@ -471,55 +476,40 @@ final class KafkaRun {
     }
   }
 
-  /** Rows, ids and the database-clock window from the warm-up rank to the last row. */
-  static Measured measure(BenchDatabase db, long records, double warmupFraction, double cpu)
+  /**
+   * Rows, ids and the database-clock window from the warm-up rank to the last row, with the CPU use
+   * of that window (the database clock is this machine's wall clock).
+   */
+  static Measured measure(BenchDatabase db, long records, double warmupFraction, CpuSampler cpu)
       throws SQLException {
     long rows = db.count(EFFECT_TABLE);
     long distinct = distinctIds(db);
     long warm = (long) Math.floor(rows * warmupFraction);
-    double seconds;
+    double from;
+    double to;
     try (Connection c = db.admin().getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "SELECT EXTRACT(EPOCH FROM (SELECT max(created_at) FROM "
+                "SELECT EXTRACT(EPOCH FROM (SELECT created_at FROM "
                     + EFFECT_TABLE
-                    + ") - (SELECT created_at FROM "
+                    + " ORDER BY created_at OFFSET ? LIMIT 1)), EXTRACT(EPOCH FROM (SELECT"
+                    + " max(created_at) FROM "
                     + EFFECT_TABLE
-                    + " ORDER BY created_at OFFSET ? LIMIT 1))")) {
+                    + "))")) {
       ps.setLong(1, warm);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        seconds = rs.getDouble(1);
+        from = rs.getDouble(1);
+        to = rs.getDouble(2);
       }
     }
+    double seconds = to - from;
     if (!(seconds > 0)) {
       throw new IllegalStateException(
           "the timed window of " + rows + " rows is " + seconds + " s: too few records to time");
     }
-    return new Measured(records, rows, distinct, rows - 1 - warm, seconds, cpu);
-  }
-
-  /** Busy and total jiffies of all cores, or null where {@code /proc/stat} is not readable. */
-  static long[] cpuTicks() {
-    try {
-      String line = Files.readAllLines(Path.of("/proc/stat")).get(0);
-      String[] f = line.trim().split("\\s+");
-      long total = 0;
-      for (int i = 1; i < Math.min(f.length, 9); i++) {
-        total += Long.parseLong(f[i]);
-      }
-      long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]); // idle + iowait
-      return new long[] {total - idle, total};
-    } catch (IOException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  static double busyPercent(long[] before, long[] after) {
-    if (before == null || after == null || after[1] == before[1]) {
-      return Double.NaN;
-    }
-    return 100.0 * (after[0] - before[0]) / (after[1] - before[1]);
+    double busy = cpu.busyPercent((long) Math.floor(from * 1000), (long) Math.ceil(to * 1000));
+    return new Measured(records, rows, distinct, rows - 1 - warm, seconds, busy);
   }
 
   /** One consumer process, driven over its standard input and output. */
