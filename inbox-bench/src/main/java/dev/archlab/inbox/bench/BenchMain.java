@@ -151,9 +151,9 @@ public final class BenchMain {
     }
     return new KafkaRun.Settings(
         cases,
-        Integer.parseInt(o.getOrDefault("kafka-records", full ? "12000" : "2000")),
+        Integer.parseInt(o.getOrDefault("kafka-records", full ? "6000" : "2000")),
         // A batch loop drains a small topic in well under a second: ten times the records.
-        Integer.parseInt(o.getOrDefault("kafka-batch-records", full ? "120000" : "20000")),
+        Integer.parseInt(o.getOrDefault("kafka-batch-records", full ? "60000" : "20000")),
         Integer.parseInt(o.getOrDefault("kafka-rounds", full ? "5" : "1")),
         Double.parseDouble(o.getOrDefault("kafka-warmup-fraction", "0.1")),
         Integer.parseInt(o.getOrDefault("kafka-max-poll", "500")),
