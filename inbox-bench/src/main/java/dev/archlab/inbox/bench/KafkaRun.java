@@ -391,7 +391,6 @@ final class KafkaRun {
 
   private static void awaitRows(BenchDatabase db, long records, List<Child> children, long deadline)
       throws Exception {
-    String sql = "SELECT count(*) FROM " + EFFECT_TABLE;
     boolean countReached = false;
     while (true) {
       if (!countReached) {
@@ -400,7 +399,7 @@ final class KafkaRun {
       if (countReached && distinctIds(db) >= records) {
         return;
       }
-      check(children, deadline, "waiting for " + records + " rows (" + sql + ")");
+      check(children, deadline, "waiting for " + records + " distinct ids in " + EFFECT_TABLE);
       Thread.sleep(200); // polls the table a few times a second; the clock is the rows' own
     }
   }
