@@ -59,10 +59,15 @@ public final class BenchDatabase implements AutoCloseable {
     return postgres.getPostgresDatabase();
   }
 
+  /** The JDBC URL (with user) of the {@code postgres} database, for consumer processes. */
+  public String jdbcUrl() {
+    return postgres.getJdbcUrl("postgres", "postgres");
+  }
+
   /** A pool of exactly {@code size} connections: the connection count of a run. */
   public HikariDataSource pool(int size, String name) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(postgres.getJdbcUrl("postgres", "postgres"));
+    config.setJdbcUrl(jdbcUrl());
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(size);
     config.setPoolName(name);

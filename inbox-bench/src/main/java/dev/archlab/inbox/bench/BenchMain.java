@@ -17,6 +17,7 @@ import java.util.Map;
  * java -jar inbox-bench.jar load   [options]                          JDBC load harness only
  * java -jar inbox-bench.jar scale  [options]                          scale runs only
  * java -jar inbox-bench.jar memory [--profile quick|full]             JMH memory benchmark to CSV
+ * java -jar inbox-bench.jar kafka  [--profile quick|full] [options]   Kafka loops on a real broker
  * java -jar inbox-bench.jar report [--out DIR] [--docs DIR]           BENCHMARKS.md from the CSVs
  * java -jar inbox-bench.jar jmh    [JMH arguments]                    plain JMH command line
  * </pre>
@@ -24,7 +25,11 @@ import java.util.Map;
  * <p>Options (defaults from the profile, {@code quick} unless given): {@code --warmup S}, {@code
  * --duration S}, {@code --rounds N}, {@code --connections 1,4,8}, {@code --systems
  * floor,inbox-single,…}, {@code --sizes 0,1000000,10000000}, {@code --scale-consumers 4}, {@code
- * --scale-seconds S}, {@code --out inbox-bench/target/bench}, {@code --docs docs}.
+ * --scale-seconds S}, {@code --out inbox-bench/target/bench}, {@code --docs docs}. Kafka: {@code
+ * --kafka-records N} (per-record shapes), {@code --kafka-batch-records N} (batch shapes), {@code
+ * --kafka-rounds N}, {@code --kafka-cases bare-record,inbox-one-commit:3,…} (a label, or label:
+ * processes), {@code --kafka-max-poll N}, {@code --kafka-warmup-fraction F}, {@code
+ * --broker-classpath inbox-bench/target/kafka-broker-classpath.txt}.
  */
 public final class BenchMain {
 
@@ -32,7 +37,7 @@ public final class BenchMain {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: inbox-bench.jar all|load|scale|memory|report|jmh [options]");
+      System.err.println("usage: inbox-bench.jar all|load|scale|memory|kafka|report|jmh [options]");
       System.exit(2);
     }
     if (args[0].equals("jmh")) {
@@ -42,6 +47,10 @@ public final class BenchMain {
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
       // Camel, Spring and the embedded database log at INFO per start; the numbers are the output.
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka") == null) {
+      // The admin client warns on every refused connection while the broker starts.
+      System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
     }
     Map<String, String> o = options(Arrays.copyOfRange(args, 1, args.length));
     boolean full = "full".equals(o.getOrDefault("profile", "quick"));
@@ -56,9 +65,16 @@ public final class BenchMain {
           writeMachine(db, out, describe(full, load));
           LoadHarness.run(db, load);
           ScaleRun.run(db, scale(o, full, out));
+          KafkaRun.run(db, kafka(o, full, out));
         }
         LoadHarness.printTargets(out);
         System.out.println("wrote " + ReportWriter.write(out, docs));
+        break;
+      case "kafka":
+        try (BenchDatabase db = BenchDatabase.start()) {
+          KafkaRun.run(db, kafka(o, full, out));
+        }
+        LoadHarness.printTargets(out);
         break;
       case "load":
         try (BenchDatabase db = BenchDatabase.start()) {
@@ -121,6 +137,28 @@ public final class BenchMain {
         Integer.parseInt(o.getOrDefault("scale-consumers", "4")),
         Double.parseDouble(o.getOrDefault("warmup", full ? "20" : "5")),
         Double.parseDouble(o.getOrDefault("scale-seconds", full ? "30" : "10")),
+        out);
+  }
+
+  static KafkaRun.Settings kafka(Map<String, String> o, boolean full, Path out) {
+    List<KafkaRun.Case> cases = new ArrayList<>();
+    if (o.containsKey("kafka-cases")) {
+      for (String c : o.get("kafka-cases").split(",")) {
+        cases.add(KafkaRun.Case.parse(c));
+      }
+    } else {
+      cases.addAll(KafkaRun.ALL_CASES);
+    }
+    return new KafkaRun.Settings(
+        cases,
+        Integer.parseInt(o.getOrDefault("kafka-records", full ? "6000" : "2000")),
+        // A batch loop drains a small topic in well under a second: ten times the records.
+        Integer.parseInt(o.getOrDefault("kafka-batch-records", full ? "60000" : "20000")),
+        Integer.parseInt(o.getOrDefault("kafka-rounds", full ? "5" : "1")),
+        Double.parseDouble(o.getOrDefault("kafka-warmup-fraction", "0.1")),
+        Integer.parseInt(o.getOrDefault("kafka-max-poll", "500")),
+        KafkaRun.GROUP_JOIN_DELAY_MS,
+        Path.of(o.getOrDefault("broker-classpath", KafkaBroker.DEFAULT_CLASSPATH_FILE.toString())),
         out);
   }
 

@@ -231,11 +231,13 @@ public final class LoadHarness {
   /** Prints the targets this output directory's CSVs decide and writes {@code targets.csv}. */
   static List<Targets.Check> printTargets(Path outDir) throws Exception {
     List<Targets.Check> checks =
-        Targets.check(
-            Csv.read(outDir.resolve("load.csv")),
-            Csv.read(outDir.resolve("load_rounds.csv")),
-            Csv.read(outDir.resolve("memory.csv")),
-            Csv.read(outDir.resolve("scale.csv")));
+        new ArrayList<>(
+            Targets.check(
+                Csv.read(outDir.resolve("load.csv")),
+                Csv.read(outDir.resolve("load_rounds.csv")),
+                Csv.read(outDir.resolve("memory.csv")),
+                Csv.read(outDir.resolve("scale.csv"))));
+    checks.addAll(Targets.kafka(Csv.read(outDir.resolve("kafka_rounds.csv"))));
     List<List<Object>> rows = new ArrayList<>();
     for (Targets.Check c : checks) {
       System.out.printf(Locale.ROOT, "%-8s %-55s %s%n", c.verdict(), c.target(), c.detail());

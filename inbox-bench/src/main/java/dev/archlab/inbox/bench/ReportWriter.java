@@ -11,9 +11,10 @@ import java.util.Map;
 
 /**
  * Turns one run's CSVs ({@code load.csv}, {@code memory.csv}, {@code scale.csv}, {@code
- * machine.csv}) into {@code docs/BENCHMARKS.md} with the tables, the targets, the chart (copied
- * next to it) and the machine. Only reads what the run wrote, so the document never mixes runs; the
- * one hand-written part, the analysis of the misses ({@value #ANALYSIS}), is included as is.
+ * machine.csv}, and the Kafka run's {@code kafka*.csv} when present) into {@code
+ * docs/BENCHMARKS.md} with the tables, the targets, the chart (copied next to it) and the machine.
+ * Only reads what the run wrote, so the document never mixes runs; the one hand-written part, the
+ * analysis of the misses ({@value #ANALYSIS}), is included as is.
  */
 public final class ReportWriter {
 
@@ -27,6 +28,53 @@ public final class ReportWriter {
 
   private ReportWriter() {}
 
+  /** The Kafka run's command, quoted in its section (under the lock other builds take). */
+  static final String KAFKA_COMMAND =
+      "flock /tmp/inbox-mvn.lock java -jar inbox-bench/target/inbox-bench.jar kafka --profile full"
+          + " --out docs/benchmarks && java -jar inbox-bench/target/inbox-bench.jar report --out"
+          + " docs/benchmarks";
+
+  private static void kafkaSection(
+      StringBuilder md, List<Map<String, String>> kafka, List<Map<String, String>> run) {
+    md.append("\n## Kafka: KafkaInboxLoop against a bare at-least-once loop\n\n");
+    md.append(
+        "One KRaft broker (its own JVM) and the PostgreSQL above (fsync on). Each case drains a"
+            + " pre-filled 6-partition topic under a new group, one worker thread per consumer"
+            + " process, each process its own JVM; every record inserts one row (`KafkaRun`,"
+            + " `KafkaBenchConsumer`). The time is the database clock from the row at the warm-up"
+            + " rank to the last row. Ratios are the median of the per-round ratios to the bare"
+            + " loop of the same shape and process count (range beside it).\n\n");
+    md.append("```bash\n").append(KAFKA_COMMAND).append("\n```\n\n");
+    for (Map<String, String> m : run) {
+      md.append("- ").append(m.get("key")).append(": ").append(m.get("value")).append('\n');
+    }
+    md.append(
+        "\n| loop | processes | records | records/s | baseline | ratio (median, range) | CPU busy"
+            + " |\n|---|---:|---:|---:|---|---|---:|\n");
+    for (Map<String, String> r : kafka) {
+      String ratio =
+          r.get("baseline").isEmpty()
+              ? "—"
+              : String.format(
+                  Locale.ROOT,
+                  "%.2f× (%.2f–%.2f)",
+                  Csv.number(r, "ratio_median"),
+                  Csv.number(r, "ratio_min"),
+                  Csv.number(r, "ratio_max"));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %.0f | %s | %s | %.0f %% |%n",
+              r.get("system"),
+              r.get("processes"),
+              r.get("records"),
+              Csv.number(r, "records_per_s"),
+              r.get("baseline").isEmpty() ? "—" : r.get("baseline"),
+              ratio,
+              Csv.number(r, "cpu_busy_pct")));
+    }
+  }
+
   /** Writes {@code docsDir/BENCHMARKS.md} and {@code docsDir/benchmarks/throughput.svg}. */
   public static Path write(Path benchDir, Path docsDir) throws IOException {
     List<Map<String, String>> load = Csv.read(benchDir.resolve("load.csv"));
@@ -34,6 +82,9 @@ public final class ReportWriter {
     List<Map<String, String>> memory = Csv.read(benchDir.resolve("memory.csv"));
     List<Map<String, String>> scale = Csv.read(benchDir.resolve("scale.csv"));
     List<Map<String, String>> machine = Csv.read(benchDir.resolve("machine.csv"));
+    List<Map<String, String>> kafka = Csv.read(benchDir.resolve("kafka.csv"));
+    List<Map<String, String>> kafkaRounds = Csv.read(benchDir.resolve("kafka_rounds.csv"));
+    List<Map<String, String>> kafkaRun = Csv.read(benchDir.resolve("kafka_run.csv"));
     Files.createDirectories(docsDir.resolve("benchmarks"));
     Path svg = benchDir.resolve("throughput.svg");
     if (Files.exists(svg)) {
@@ -54,7 +105,10 @@ public final class ReportWriter {
       md.append("- ").append(m.get("key")).append(": ").append(m.get("value")).append('\n');
     }
     md.append("\n## Targets\n\n| target | measured | verdict |\n|---|---|---|\n");
-    for (Targets.Check c : Targets.check(load, rounds, memory, scale)) {
+    List<Targets.Check> checks =
+        new java.util.ArrayList<>(Targets.check(load, rounds, memory, scale));
+    checks.addAll(Targets.kafka(kafkaRounds));
+    for (Targets.Check c : checks) {
       md.append("| ")
           .append(c.target())
           .append(" | ")
@@ -120,6 +174,9 @@ public final class ReportWriter {
               Csv.number(r, "prune_rows_per_s"),
               Csv.number(r, "during_prune_p50_us"),
               Csv.number(r, "during_prune_p99_us")));
+    }
+    if (!kafka.isEmpty()) {
+      kafkaSection(md, kafka, kafkaRun);
     }
     Path out = docsDir.resolve("BENCHMARKS.md");
     Files.writeString(out, md.toString(), StandardCharsets.UTF_8);

@@ -118,6 +118,130 @@ final class Targets {
     }
   }
 
+  /**
+   * The Kafka targets of issue #15, from {@code kafka_rounds.csv}: each decided on the median of
+   * the per-round ratios (a case and its baseline drained the same topic in the same round). The
+   * comparisons without a target are shown as INFO; a target whose cases did not run is SKIPPED.
+   */
+  static List<Check> kafka(List<Map<String, String>> rounds) {
+    List<Check> out = new ArrayList<>();
+    kafkaRatio(
+        out, rounds, "kafka batch >= 0.7x bare batch loop", "inbox-batch", 1, "bare-batch", 1, 0.7);
+    kafkaRatio(
+        out,
+        rounds,
+        "kafka one-commit >= 0.8x bare per-record loop",
+        "inbox-one-commit",
+        1,
+        "bare-record",
+        1,
+        0.8);
+    kafkaRatio(
+        out,
+        rounds,
+        "kafka one-commit, 3 processes >= 1.8x one process",
+        "inbox-one-commit",
+        3,
+        "inbox-one-commit",
+        1,
+        1.8);
+    kafkaRatio(
+        out,
+        rounds,
+        "kafka per-message vs bare per-record loop (no target)",
+        "inbox-per-message",
+        1,
+        "bare-record",
+        1,
+        Double.NaN);
+    for (String system : List.of("bare-record", "inbox-batch", "bare-batch")) {
+      kafkaRatio(
+          out,
+          rounds,
+          "kafka " + system + ", 3 processes vs one (no target)",
+          system,
+          3,
+          system,
+          1,
+          Double.NaN);
+    }
+    for (String[] pair :
+        new String[][] {{"inbox-one-commit", "bare-record"}, {"inbox-batch", "bare-batch"}}) {
+      kafkaRatio(
+          out,
+          rounds,
+          "kafka " + pair[0] + " vs " + pair[1] + ", 3 processes each (no target)",
+          pair[0],
+          3,
+          pair[1],
+          3,
+          Double.NaN);
+    }
+    return out;
+  }
+
+  /** A Kafka ratio; a NaN threshold marks a comparison without a target (INFO). */
+  private static void kafkaRatio(
+      List<Check> out,
+      List<Map<String, String>> rounds,
+      String name,
+      String system,
+      int processes,
+      String base,
+      int baseProcesses,
+      double threshold) {
+    List<Double> perRound = kafkaRoundRatios(rounds, system, processes, base, baseProcesses);
+    boolean target = !Double.isNaN(threshold);
+    if (perRound.isEmpty()) {
+      if (target) {
+        out.add(new Check(name, "not measured", "SKIPPED"));
+      }
+      return;
+    }
+    double median = median(perRound);
+    String detail =
+        String.format(
+            Locale.ROOT,
+            "%.2fx (median of %d rounds, %.2f–%.2f)",
+            median,
+            perRound.size(),
+            perRound.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
+            perRound.stream().mapToDouble(Double::doubleValue).max().orElseThrow());
+    out.add(new Check(name, detail, !target ? "INFO" : median >= threshold ? "PASS" : "MISS"));
+  }
+
+  /**
+   * {@code system} with {@code processes} over {@code base} with {@code baseProcesses}, records per
+   * second, one ratio per round both ran in.
+   */
+  static List<Double> kafkaRoundRatios(
+      List<Map<String, String>> rounds,
+      String system,
+      int processes,
+      String base,
+      int baseProcesses) {
+    Map<Integer, Double> ours = new java.util.TreeMap<>();
+    Map<Integer, Double> theirs = new java.util.TreeMap<>();
+    for (Map<String, String> r : rounds) {
+      int round = (int) Csv.number(r, "round");
+      double p = Csv.number(r, "processes");
+      if (system.equals(r.get("system")) && p == processes) {
+        ours.put(round, Csv.number(r, "records_per_s"));
+      }
+      if (base.equals(r.get("system")) && p == baseProcesses) {
+        theirs.put(round, Csv.number(r, "records_per_s"));
+      }
+    }
+    List<Double> ratios = new ArrayList<>();
+    for (Map.Entry<Integer, Double> e : ours.entrySet()) {
+      Double b = theirs.get(e.getKey());
+      if (b != null && b > 0) {
+        ratios.add(e.getValue() / b);
+      }
+    }
+    return ratios;
+  }
+
   /** {@code system}'s throughput over {@code base}'s, one ratio per round both ran in. */
   static List<Double> roundRatios(
       List<Map<String, String>> rounds, String system, String base, int connections) {

@@ -2,8 +2,10 @@
  * Benchmarks of Inbox against a bare map, raw SQL, Apache Camel and Spring Integration: JMH for the
  * in-memory store ({@link dev.archlab.inbox.bench.MemoryStoreBenchmark}), a load harness on
  * embedded PostgreSQL for the JDBC systems ({@link dev.archlab.inbox.bench.LoadHarness}), scale
- * runs on a pre-filled table ({@link dev.archlab.inbox.bench.ScaleRun}) and the report writer that
- * turns their CSVs into {@code docs/BENCHMARKS.md} ({@link dev.archlab.inbox.bench.ReportWriter}).
- * Entry point for all of them: {@link dev.archlab.inbox.bench.BenchMain}.
+ * runs on a pre-filled table ({@link dev.archlab.inbox.bench.ScaleRun}), the Kafka run of {@code
+ * KafkaInboxLoop} against bare at-least-once loops on a real broker ({@code KafkaRun}, with each
+ * consumer in a JVM of its own) and the report writer that turns their CSVs into {@code
+ * docs/BENCHMARKS.md} ({@link dev.archlab.inbox.bench.ReportWriter}). Entry point for all of them:
+ * {@link dev.archlab.inbox.bench.BenchMain}.
  */
 package dev.archlab.inbox.bench;

@@ -1,0 +1,605 @@
+package dev.archlab.inbox.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The Kafka load run: {@code KafkaInboxLoop} in each mode against a bare at-least-once loop of the
+ * same shape, and one process against several, on one broker and one PostgreSQL (fsync on), in one
+ * run.
+ *
+ * <p>Two 6-partition topics are filled before anything is timed: one with {@code records} records
+ * for the per-record shapes, one with {@code batchRecords} for the batch shapes (a batch loop
+ * drains a small topic too fast to time). Every case of every round then drains its topic from the
+ * start under a new consumer group, after the tables were emptied: the same records, the same
+ * business insert ({@link KafkaBenchConsumer#insertEffects}), one worker thread per consumer
+ * process, each process a JVM of its own started before the clock and released by one {@code GO}.
+ *
+ * <p>The clock is the database's: every row records {@code clock_timestamp()} at its insert, and a
+ * case's time is from the row at rank {@code warmupFraction × rows} to the last row. JVM start, the
+ * group join and the first fetches, and the first part of the JIT warm-up, fall before the window
+ * for every case alike. Rounds rotate the order of the cases, and a variant is compared with its
+ * baseline round by round ({@link Targets#kafka}); the median and range of those paired ratios are
+ * reported. The machine's CPU use (all cores, from {@code /proc/stat}) from {@code GO} to the last
+ * row is recorded beside each case, to tell a CPU limit from a commit limit.
+ *
+ * <p>Each case also checks that it did the work: every id has a row, and the group's committed
+ * offsets reach the end of the topic. Writes {@code kafka.csv}, {@code kafka_rounds.csv} and {@code
+ * kafka_run.csv}. Run through {@link BenchMain} ({@code kafka}).
+ */
+final class KafkaRun {
+
+  /** The business table of the Kafka run: no unique key, so a bare loop's duplicate shows. */
+  static final String EFFECT_TABLE = "kafka_effect";
+
+  /** The record header holding the message id (Inbox's default). */
+  static final String ID_HEADER = "message-id";
+
+  static final int PARTITIONS = 6;
+
+  /** The processes of a case are released together; this covers their join requests. */
+  static final int GROUP_JOIN_DELAY_MS = 3000;
+
+  static final List<String> ROUNDS_HEADER =
+      List.of(
+          "system",
+          "processes",
+          "round",
+          "position",
+          "records",
+          "effect_rows",
+          "distinct_ids",
+          "timed_records",
+          "seconds",
+          "records_per_s",
+          "cpu_busy_pct");
+
+  static final List<String> HEADER =
+      List.of(
+          "system",
+          "processes",
+          "rounds",
+          "records",
+          "timed_records",
+          "seconds",
+          "records_per_s",
+          "baseline",
+          "ratio_median",
+          "ratio_min",
+          "ratio_max",
+          "cpu_busy_pct");
+
+  /** A variant with its number of consumer processes. */
+  record Case(KafkaVariant variant, int processes) {
+    Case {
+      if (processes < 1 || processes > PARTITIONS) {
+        throw new IllegalArgumentException(
+            "processes must be 1.." + PARTITIONS + ", was " + processes);
+      }
+    }
+
+    /** {@code label} or {@code label:processes}, as on the command line. */
+    static Case parse(String spec) {
+      String s = spec.strip();
+      int colon = s.indexOf(':');
+      if (colon < 0) {
+        return new Case(KafkaVariant.byLabel(s), 1);
+      }
+      return new Case(
+          KafkaVariant.byLabel(s.substring(0, colon)), Integer.parseInt(s.substring(colon + 1)));
+    }
+
+    String name() {
+      return variant.label() + (processes == 1 ? "" : " x" + processes);
+    }
+  }
+
+  /** Every comparison the issue asks for, and the bare loop's own scale-out beside ours. */
+  static final List<Case> ALL_CASES =
+      List.of(
+          new Case(KafkaVariant.BARE_RECORD, 1),
+          new Case(KafkaVariant.INBOX_PER_MESSAGE, 1),
+          new Case(KafkaVariant.INBOX_ONE_COMMIT, 1),
+          new Case(KafkaVariant.BARE_BATCH, 1),
+          new Case(KafkaVariant.INBOX_BATCH, 1),
+          new Case(KafkaVariant.BARE_RECORD, 3),
+          new Case(KafkaVariant.INBOX_ONE_COMMIT, 3),
+          new Case(KafkaVariant.BARE_BATCH, 3),
+          new Case(KafkaVariant.INBOX_BATCH, 3));
+
+  /**
+   * What to run, how much, and where to write. {@code groupJoinDelayMs} is how long a group's first
+   * member waits for the others (the broker's {@code group.initial.rebalance.delay.ms}): long
+   * enough that the processes of a case join one generation, so no rebalance lands in the window.
+   */
+  record Settings(
+      List<Case> cases,
+      int records,
+      int batchRecords,
+      int rounds,
+      double warmupFraction,
+      int maxPollRecords,
+      int groupJoinDelayMs,
+      Path brokerClasspath,
+      Path outDir) {
+    Settings {
+      cases = List.copyOf(new java.util.LinkedHashSet<>(cases));
+      if (cases.isEmpty()) {
+        throw new IllegalArgumentException("no Kafka cases to run");
+      }
+      if (records < 10 || batchRecords < 10) {
+        throw new IllegalArgumentException(
+            "records and batch records must be >= 10, were " + records + " and " + batchRecords);
+      }
+      if (rounds < 1) {
+        throw new IllegalArgumentException("rounds must be >= 1, was " + rounds);
+      }
+      if (!(warmupFraction >= 0 && warmupFraction < 0.9)) {
+        throw new IllegalArgumentException(
+            "warm-up fraction must be in [0, 0.9), was " + warmupFraction);
+      }
+      if (groupJoinDelayMs < 0) {
+        throw new IllegalArgumentException(
+            "group join delay must be >= 0 ms, was " + groupJoinDelayMs);
+      }
+      if (maxPollRecords < 1) {
+        throw new IllegalArgumentException("max poll records must be >= 1, was " + maxPollRecords);
+      }
+    }
+
+    int recordsOf(Case c) {
+      return c.variant().batch() ? batchRecords : records;
+    }
+  }
+
+  /** One case's drain in one round. */
+  record Measured(
+      long records,
+      long effectRows,
+      long distinctIds,
+      long timedRecords,
+      double seconds,
+      double cpuBusyPercent) {
+    double recordsPerSecond() {
+      return timedRecords / seconds;
+    }
+  }
+
+  private KafkaRun() {}
+
+  /** Starts a broker, fills the topics and runs every case in every round. */
+  static Map<Case, List<Measured>> run(BenchDatabase db, Settings s) throws Exception {
+    createTable(db);
+    Map<Case, List<Measured>> results = new LinkedHashMap<>();
+    List<List<Object>> roundRows = new ArrayList<>();
+    String recordTopic = "kbench-records";
+    String batchTopic = "kbench-batch";
+    try (KafkaBroker broker = KafkaBroker.start(s.brokerClasspath(), s.groupJoinDelayMs());
+        CpuSampler cpu = CpuSampler.start()) {
+      broker.createTopics(
+          PARTITIONS, recordTopic, recordTopic + ".DLT", batchTopic, batchTopic + ".DLT");
+      if (s.cases().stream().anyMatch(c -> !c.variant().batch())) {
+        fill(broker, recordTopic, s.records());
+      }
+      if (s.cases().stream().anyMatch(c -> c.variant().batch())) {
+        fill(broker, batchTopic, s.batchRecords());
+      }
+      List<Case> cases = s.cases();
+      for (int round = 0; round < s.rounds(); round++) {
+        for (int i = 0; i < cases.size(); i++) {
+          Case c = cases.get((i + round) % cases.size());
+          String topic = c.variant().batch() ? batchTopic : recordTopic;
+          Measured m = drain(db, broker, cpu, c, topic, s.recordsOf(c), s);
+          results.computeIfAbsent(c, k -> new ArrayList<>()).add(m);
+          roundRows.add(
+              List.of(
+                  c.variant().label(),
+                  c.processes(),
+                  round + 1,
+                  i + 1,
+                  m.records(),
+                  m.effectRows(),
+                  m.distinctIds(),
+                  m.timedRecords(),
+                  m.seconds(),
+                  m.recordsPerSecond(),
+                  m.cpuBusyPercent()));
+          System.out.printf(
+              Locale.ROOT,
+              "  kafka round %d/%d %-22s %9.0f records/s  cpu %3.0f%%%n",
+              round + 1,
+              s.rounds(),
+              c.name(),
+              m.recordsPerSecond(),
+              m.cpuBusyPercent());
+        }
+      }
+    }
+    Csv.write(s.outDir().resolve("kafka_rounds.csv"), ROUNDS_HEADER, roundRows);
+    write(results, s);
+    return results;
+  }
+
+  private static void write(Map<Case, List<Measured>> results, Settings s) throws IOException {
+    List<Map<String, String>> rounds = Csv.read(s.outDir().resolve("kafka_rounds.csv"));
+    List<List<Object>> rows = new ArrayList<>();
+    for (Map.Entry<Case, List<Measured>> e : results.entrySet()) {
+      Case c = e.getKey();
+      long timed = 0;
+      double seconds = 0;
+      double cpu = 0;
+      for (Measured m : e.getValue()) {
+        timed += m.timedRecords();
+        seconds += m.seconds();
+        cpu += m.cpuBusyPercent();
+      }
+      KafkaVariant base = c.variant().baseline();
+      List<Double> ratios =
+          base == null
+              ? List.of()
+              : Targets.kafkaRoundRatios(
+                  rounds, c.variant().label(), c.processes(), base.label(), c.processes());
+      rows.add(
+          List.of(
+              c.variant().label(),
+              c.processes(),
+              e.getValue().size(),
+              (long) s.recordsOf(c),
+              timed,
+              seconds,
+              timed / seconds,
+              base == null ? "" : base.label(),
+              ratios.isEmpty() ? Double.NaN : Targets.median(ratios),
+              ratios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+              ratios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
+              cpu / e.getValue().size()));
+      System.out.printf(Locale.ROOT, "%-22s %9.0f records/s (pooled)%n", c.name(), timed / seconds);
+    }
+    Csv.write(s.outDir().resolve("kafka.csv"), HEADER, rows);
+    Csv.write(
+        s.outDir().resolve("kafka_run.csv"),
+        List.of("key", "value"),
+        List.of(
+            List.of(
+                "run",
+                String.format(
+                    Locale.ROOT,
+                    "%s; %d round(s); %d records (per-record shapes) and %d (batch shapes) on %d"
+                        + " partitions; max.poll.records %d; timed from the row at %.0f %% to the"
+                        + " last",
+                    java.time.LocalDate.now(java.time.ZoneOffset.UTC),
+                    s.rounds(),
+                    s.records(),
+                    s.batchRecords(),
+                    PARTITIONS,
+                    s.maxPollRecords(),
+                    s.warmupFraction() * 100)),
+            List.of("cores", Runtime.getRuntime().availableProcessors())));
+  }
+
+  private static void createTable(BenchDatabase db) throws SQLException {
+    try (Connection c = db.admin().getConnection();
+        Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + EFFECT_TABLE
+              + " (id BIGSERIAL PRIMARY KEY, message_id VARCHAR(255) NOT NULL,"
+              + " amount BIGINT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT"
+              + " clock_timestamp())");
+    }
+  }
+
+  /** Sends {@code n} records with unique ids, round-robin over the partitions, and checks them. */
+  private static void fill(KafkaBroker broker, String topic, int n) throws Exception {
+    Map<String, Object> props = new HashMap<>();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+    props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    byte[] payload = "{\"amount\":42,\"currency\":\"EUR\"}".getBytes(StandardCharsets.UTF_8);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (int i = 0; i < n; i++) {
+        ProducerRecord<byte[], byte[]> r =
+            new ProducerRecord<>(topic, i % PARTITIONS, null, null, payload);
+        r.headers().add(ID_HEADER, (topic + "-" + i).getBytes(StandardCharsets.UTF_8));
+        producer.send(r);
+      }
+      producer.flush();
+    }
+    long end = 0;
+    for (long offset : endOffsets(broker, topic).values()) {
+      end += offset;
+    }
+    if (end != n) {
+      throw new IllegalStateException(topic + " holds " + end + " records, expected " + n);
+    }
+  }
+
+  /** One case: empty tables, start its processes, release them, wait for every row, stop. */
+  static Measured drain(
+      BenchDatabase db,
+      KafkaBroker broker,
+      CpuSampler cpu,
+      Case c,
+      String topic,
+      int records,
+      Settings s)
+      throws Exception {
+    db.reset();
+    try (Connection conn = db.admin().getConnection();
+        Statement st = conn.createStatement()) {
+      st.execute("TRUNCATE " + EFFECT_TABLE);
+      st.execute("CHECKPOINT");
+    }
+    String group = "kbench-" + c.variant().label() + "-" + UUID.randomUUID();
+    List<Child> children = new ArrayList<>();
+    try {
+      for (int p = 0; p < c.processes(); p++) {
+        children.add(
+            Child.start(c.variant(), broker, topic, group, db.jdbcUrl(), s.maxPollRecords(), p));
+      }
+      for (Child child : children) {
+        child.awaitReady();
+      }
+      for (Child child : children) {
+        child.send(KafkaBenchConsumer.GO);
+      }
+      // A generous bound that only turns a stuck run into an error; never a measurement.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120 + records / 20);
+      awaitRows(db, records, children, deadline);
+      awaitCommitted(broker, group, topic, records, children, deadline);
+      for (Child child : children) {
+        child.send(KafkaBenchConsumer.STOP);
+      }
+      for (Child child : children) {
+        child.awaitExit();
+      }
+      return measure(db, records, s.warmupFraction(), cpu);
+    } finally {
+      for (Child child : children) {
+        child.kill();
+      }
+    }
+  }
+
+  private static void awaitRows(BenchDatabase db, long records, List<Child> children, long deadline)
+      throws Exception {
+    boolean countReached = false;
+    while (true) {
+      if (!countReached) {
+        countReached = db.count(EFFECT_TABLE) >= records;
+      }
+      if (countReached && distinctIds(db) >= records) {
+        return;
+      }
+      check(children, deadline, "waiting for " + records + " distinct ids in " + EFFECT_TABLE);
+      Thread.sleep(200); // polls the table a few times a second; the clock is the rows' own
+    }
+  }
+
+  private static void awaitCommitted(
+      KafkaBroker broker,
+      String group,
+      String topic,
+      long records,
+      List<Child> children,
+      long deadline)
+      throws Exception {
+    while (committed(broker, group, topic) < records) {
+      check(children, deadline, "waiting for group " + group + " to commit " + records);
+      Thread.sleep(100);
+    }
+  }
+
+  private static void check(List<Child> children, long deadline, String what) throws IOException {
+    for (Child child : children) {
+      child.requireAlive();
+    }
+    if (System.nanoTime() - deadline > 0) {
+      StringBuilder logs = new StringBuilder();
+      for (Child child : children) {
+        logs.append('\n').append(child.log());
+      }
+      throw new IllegalStateException("Kafka run stuck " + what + logs);
+    }
+  }
+
+  /** The sum of the group's committed offsets on {@code topic}. */
+  private static long committed(KafkaBroker broker, String group, String topic) throws Exception {
+    try (Admin admin = broker.admin()) {
+      Map<TopicPartition, OffsetAndMetadata> offsets =
+          admin
+              .listConsumerGroupOffsets(group)
+              .partitionsToOffsetAndMetadata()
+              .get(60, TimeUnit.SECONDS);
+      long sum = 0;
+      for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
+        if (e.getValue() != null && e.getKey().topic().equals(topic)) {
+          sum += e.getValue().offset();
+        }
+      }
+      return sum;
+    }
+  }
+
+  private static Map<TopicPartition, Long> endOffsets(KafkaBroker broker, String topic)
+      throws Exception {
+    Map<TopicPartition, OffsetSpec> query = new HashMap<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      query.put(new TopicPartition(topic, p), OffsetSpec.latest());
+    }
+    Map<TopicPartition, Long> out = new HashMap<>();
+    try (Admin admin = broker.admin()) {
+      admin
+          .listOffsets(query)
+          .all()
+          .get(60, TimeUnit.SECONDS)
+          .forEach((tp, info) -> out.put(tp, info.offset()));
+    }
+    return out;
+  }
+
+  private static long distinctIds(BenchDatabase db) throws SQLException {
+    try (Connection c = db.admin().getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT count(DISTINCT message_id) FROM " + EFFECT_TABLE)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * Rows, ids and the database-clock window from the warm-up rank to the last row, with the CPU use
+   * of that window (the database clock is this machine's wall clock).
+   */
+  static Measured measure(BenchDatabase db, long records, double warmupFraction, CpuSampler cpu)
+      throws SQLException {
+    long rows = db.count(EFFECT_TABLE);
+    long distinct = distinctIds(db);
+    long warm = (long) Math.floor(rows * warmupFraction);
+    double from;
+    double to;
+    try (Connection c = db.admin().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT EXTRACT(EPOCH FROM (SELECT created_at FROM "
+                    + EFFECT_TABLE
+                    + " ORDER BY created_at OFFSET ? LIMIT 1)), EXTRACT(EPOCH FROM (SELECT"
+                    + " max(created_at) FROM "
+                    + EFFECT_TABLE
+                    + "))")) {
+      ps.setLong(1, warm);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        from = rs.getDouble(1);
+        to = rs.getDouble(2);
+      }
+    }
+    double seconds = to - from;
+    if (!(seconds > 0)) {
+      throw new IllegalStateException(
+          "the timed window of " + rows + " rows is " + seconds + " s: too few records to time");
+    }
+    double busy = cpu.busyPercent((long) Math.floor(from * 1000), (long) Math.ceil(to * 1000));
+    return new Measured(records, rows, distinct, rows - 1 - warm, seconds, busy);
+  }
+
+  /** One consumer process, driven over its standard input and output. */
+  private static final class Child {
+    private final Process process;
+    private final BufferedReader out;
+    private final OutputStream in;
+    private final Path log;
+
+    private Child(Process process, Path log) {
+      this.process = process;
+      this.out =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      this.in = process.getOutputStream();
+      this.log = log;
+    }
+
+    static Child start(
+        KafkaVariant variant,
+        KafkaBroker broker,
+        String topic,
+        String group,
+        String jdbcUrl,
+        int maxPollRecords,
+        int index)
+        throws IOException {
+      Path log = Files.createTempFile("kbench-" + variant.label() + "-" + index + "-", ".log");
+      Process p =
+          new ProcessBuilder(
+                  KafkaBroker.javaBinary(),
+                  "-Xmx256m",
+                  "-XX:+UseSerialGC",
+                  "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  KafkaBenchConsumer.class.getName(),
+                  variant.label(),
+                  broker.bootstrap(),
+                  topic,
+                  group,
+                  jdbcUrl,
+                  Integer.toString(maxPollRecords))
+              .redirectError(log.toFile())
+              .start();
+      return new Child(p, log);
+    }
+
+    void awaitReady() throws IOException {
+      String line = out.readLine();
+      if (!KafkaBenchConsumer.READY.equals(line)) {
+        throw new IOException("consumer process did not start (said " + line + "): " + log());
+      }
+    }
+
+    void send(String line) throws IOException {
+      in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      in.flush();
+    }
+
+    void requireAlive() throws IOException {
+      if (!process.isAlive()) {
+        throw new IOException(
+            "consumer process exited with " + process.exitValue() + " during the run: " + log());
+      }
+    }
+
+    void awaitExit() throws IOException, InterruptedException {
+      in.close();
+      if (!process.waitFor(90, TimeUnit.SECONDS)) {
+        throw new IOException("consumer process did not stop within 90 s: " + log());
+      }
+      if (process.exitValue() != 0) {
+        throw new IOException("consumer process exited with " + process.exitValue() + ": " + log());
+      }
+    }
+
+    String log() throws IOException {
+      String text = Files.readString(log, StandardCharsets.UTF_8);
+      return log + ":\n" + (text.length() > 4000 ? text.substring(text.length() - 4000) : text);
+    }
+
+    void kill() {
+      if (process.isAlive()) {
+        process.destroyForcibly();
+      }
+      try {
+        Files.deleteIfExists(log);
+      } catch (IOException e) {
+        // A temporary file: nothing depends on its removal.
+      }
+    }
+  }
+}
