@@ -203,7 +203,10 @@ final class RabbitBroker {
               .start();
       if (chown.waitFor() != 0) {
         throw new IllegalStateException(
-            "could not hand " + dir + " to nobody: " + new String(chown.getInputStream().readAllBytes()));
+            "could not hand "
+                + dir
+                + " to nobody: "
+                + new String(chown.getInputStream().readAllBytes()));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

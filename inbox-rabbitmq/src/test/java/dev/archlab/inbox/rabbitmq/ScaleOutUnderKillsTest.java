@@ -45,7 +45,8 @@ class ScaleOutUnderKillsTest {
     int n = Integer.getInteger("rabbit.scale.n", 2000);
     int kills = Integer.getInteger("rabbit.scale.kills", 3);
     long seed = Long.getLong("rabbit.scale.seed", System.nanoTime());
-    System.out.println("RabbitMQ ScaleOutUnderKillsTest n=" + n + " kills=" + kills + " seed=" + seed);
+    System.out.println(
+        "RabbitMQ ScaleOutUnderKillsTest n=" + n + " kills=" + kills + " seed=" + seed);
     Random random = new Random(seed);
     long started = System.nanoTime();
     DataSource ds = TestPostgres.dataSource();
