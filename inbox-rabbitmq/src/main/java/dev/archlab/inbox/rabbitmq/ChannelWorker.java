@@ -50,8 +50,8 @@ final class ChannelWorker implements Runnable {
   private final Connection connection;
   private final BlockingQueue<Delivery> arrived = new LinkedBlockingQueue<>();
   private volatile boolean stopping;
-  private Channel channel;
-  private ConfirmedPublisher publisher;
+  private volatile Channel channel;
+  private volatile ConfirmedPublisher publisher;
   private String consumerTag;
 
   ChannelWorker(Parts parts, Connection connection) {
