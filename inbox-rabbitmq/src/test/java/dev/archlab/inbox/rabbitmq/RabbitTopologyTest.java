@@ -69,7 +69,9 @@ class RabbitTopologyTest {
           .hasMessage("retry queue '" + t.retryQueue() + "' does not exist");
       ConsumeMode mode =
           ConsumeMode.perMessage(
-              IdempotentConsumer.builder("c", new MemoryInboxStore()).handler((m, a) -> {}).build());
+              IdempotentConsumer.builder("c", new MemoryInboxStore())
+                  .handler((m, a) -> {})
+                  .build());
       RabbitInboxConsumer consumer =
           RabbitInboxConsumer.builder(RabbitBroker.get().factory(), t, mode)
               .declareTopology(false)
