@@ -266,9 +266,9 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     }
 
     /**
-     * Whether the client reopens a lost connection and re-registers the consumers. When off, a
-     * lost connection ends consuming (nothing is lost: unacked deliveries return to the queue);
-     * close this consumer and start a new one.
+     * Whether the client reopens a lost connection and re-registers the consumers. When off, a lost
+     * connection ends consuming (nothing is lost: unacked deliveries return to the queue); close
+     * this consumer and start a new one.
      *
      * @param on default true
      * @return this builder
