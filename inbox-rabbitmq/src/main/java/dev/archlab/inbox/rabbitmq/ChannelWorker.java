@@ -1,0 +1,355 @@
+package dev.archlab.inbox.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.LongString;
+import com.rabbitmq.client.ShutdownSignalException;
+import dev.archlab.inbox.InvalidMessageIdException;
+import dev.archlab.inbox.Message;
+import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.PayloadMismatchException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One channel and the thread that works it: the channel's consumer hands deliveries to a local
+ * queue; the thread takes what has arrived (up to the mode's batch size), consumes it, settles each
+ * delivery (a confirmed retry or dead-letter copy where needed) and only then acks. Deliveries of
+ * one channel are settled in order, so a batch is acked with one {@code multiple} ack.
+ */
+final class ChannelWorker implements Runnable {
+
+  private static final System.Logger LOG = System.getLogger(ChannelWorker.class.getName());
+
+  /** What every worker of one consumer shares. */
+  record Parts(
+      ConsumeMode mode,
+      MessageIdSource ids,
+      MissingIdAction missingId,
+      RabbitTopology topology,
+      RabbitInboxListener listener,
+      int prefetch,
+      Duration confirmTimeout,
+      Duration errorBackoff,
+      Duration minRetryDelay,
+      Duration maxRetryDelay) {}
+
+  private final Parts parts;
+  private final Connection connection;
+  private final BlockingQueue<Delivery> arrived = new LinkedBlockingQueue<>();
+  private volatile boolean stopping;
+  private volatile Channel channel;
+  private volatile ConfirmedPublisher publisher;
+  private String consumerTag;
+
+  ChannelWorker(Parts parts, Connection connection) {
+    this.parts = parts;
+    this.connection = connection;
+  }
+
+  /** Opens the channel and registers the consumer. */
+  void open() throws IOException {
+    Channel c = connection.createChannel();
+    c.basicQos(parts.prefetch());
+    publisher = new ConfirmedPublisher(c, parts.confirmTimeout());
+    channel = c;
+    consumerTag =
+        c.basicConsume(
+            parts.topology().workQueue(),
+            false,
+            new DefaultConsumer(c) {
+              @Override
+              public void handleDelivery(
+                  String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
+                arrived.add(new Delivery(envelope, props, body));
+              }
+            });
+  }
+
+  /** Stops taking deliveries; the running batch finishes. */
+  void stop() {
+    stopping = true;
+    Channel c = channel;
+    String tag = consumerTag;
+    if (c != null && tag != null && c.isOpen()) {
+      try {
+        c.basicCancel(tag);
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.DEBUG, "cancel failed; closing the connection ends the consumer", e);
+      }
+    }
+  }
+
+  @Override
+  public void run() {
+    List<Delivery> batch = new ArrayList<>();
+    while (!stopping) {
+      try {
+        reopenIfChannelFailed();
+        Delivery first = arrived.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null || stopping) {
+          continue; // a delivery taken while stopping stays unacked: the broker requeues it
+        }
+        batch.clear();
+        batch.add(first);
+        arrived.drainTo(batch, parts.mode().maxBatch() - 1);
+        process(batch);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException e) {
+        // Never let the thread die: the deliveries stay unacked and the broker redelivers them.
+        LOG.log(Level.ERROR, "channel worker failed; continuing", e);
+        pause(parts.errorBackoff());
+      }
+    }
+  }
+
+  /**
+   * A channel closed by a channel error (not by a lost connection, which automatic recovery
+   * handles) never comes back by itself: open a new one. Its unacked deliveries were requeued.
+   */
+  private void reopenIfChannelFailed() {
+    Channel c = channel;
+    if (c == null || c.isOpen() || !connection.isOpen()) {
+      return;
+    }
+    ShutdownSignalException reason = c.getCloseReason();
+    if (reason == null || reason.isHardError()) {
+      return;
+    }
+    LOG.log(Level.WARNING, "channel closed (" + reason.getMessage() + "); opening a new one");
+    arrived.clear();
+    pause(parts.errorBackoff());
+    try {
+      open();
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "could not open a new channel; will try again", e);
+    }
+  }
+
+  private void process(List<Delivery> deliveries) {
+    List<Settled> settled = new ArrayList<>(deliveries.size());
+    int i = 0;
+    while (i < deliveries.size()) {
+      Delivery d = deliveries.get(i);
+      notifyListener(() -> parts.listener().received(d));
+      Prepared p = prepare(d);
+      if (p.message == null) {
+        settled.add(missingId(d, p.noIdReason));
+        i++;
+        continue;
+      }
+      List<Prepared> group = new ArrayList<>();
+      group.add(p);
+      while (i + group.size() < deliveries.size()) {
+        Delivery next = deliveries.get(i + group.size());
+        Prepared q = prepare(next);
+        if (q.message == null) {
+          break;
+        }
+        notifyListener(() -> parts.listener().received(next));
+        group.add(q);
+      }
+      consumeGroup(group, settled);
+      i += group.size();
+    }
+    acknowledge(settled);
+  }
+
+  private void consumeGroup(List<Prepared> group, List<Settled> settled) {
+    List<Message> messages = new ArrayList<>(group.size());
+    for (Prepared p : group) {
+      messages.add(p.message);
+    }
+    List<Outcome> outcomes;
+    try {
+      outcomes = parts.mode().consume(messages);
+    } catch (RuntimeException e) {
+      if (group.size() > 1) {
+        // Nothing tells which message failed: go one by one (those that committed come back
+        // DUPLICATE), so a payload mismatch or a store error stays with its own delivery.
+        for (Prepared p : group) {
+          consumeGroup(List.of(p), settled);
+        }
+        return;
+      }
+      settled.add(failedCall(group.get(0).delivery, e));
+      return;
+    }
+    for (int k = 0; k < group.size(); k++) {
+      Delivery d = group.get(k).delivery;
+      Outcome o = outcomes.get(k);
+      notifyListener(() -> parts.listener().outcome(d, o));
+      settled.add(settle(d, o));
+    }
+  }
+
+  private Settled failedCall(Delivery d, RuntimeException e) {
+    if (e instanceof PayloadMismatchException) {
+      // Bad input no retry can fix: park it with its reason.
+      return deadLetter(d, "payload mismatch: " + e.getMessage(), 0);
+    }
+    LOG.log(
+        Level.WARNING,
+        "consuming delivery " + d.getEnvelope().getDeliveryTag() + " failed; retrying later",
+        e);
+    return retry(d, parts.errorBackoff());
+  }
+
+  private Settled settle(Delivery d, Outcome o) {
+    switch (o.status()) {
+      case APPLIED, DUPLICATE:
+        return Settled.ack(d, null);
+      case DEAD:
+        String error = o.error() == null ? "dead in the inbox" : o.error().toString();
+        return deadLetter(d, error, o.attempts());
+      case IN_FLIGHT, FAILED:
+      default:
+        return retry(d, o.retryAfter());
+    }
+  }
+
+  private Settled missingId(Delivery d, String reason) {
+    if (parts.missingId() == MissingIdAction.DISCARD) {
+      return Settled.ack(d, () -> parts.listener().noMessageId(d, reason));
+    }
+    return deadLetter(d, reason, 0);
+  }
+
+  private Settled retry(Delivery d, Duration delay) {
+    long ttl = Settlement.ttlMillis(delay, parts.minRetryDelay(), parts.maxRetryDelay());
+    try {
+      publisher.publish(
+          "", parts.topology().retryQueue(), Settlement.retryCopy(d, ttl), d.getBody());
+    } catch (BrokerException e) {
+      return publishFailed(d, e);
+    }
+    return Settled.ack(d, () -> parts.listener().retryScheduled(d, Duration.ofMillis(ttl)));
+  }
+
+  private Settled deadLetter(Delivery d, String reason, int attempts) {
+    RabbitTopology t = parts.topology();
+    try {
+      publisher.publish(
+          t.deadLetterExchange(),
+          t.workQueue(),
+          Settlement.deadLetterCopy(
+              d, t.workQueue(), parts.mode().consumerName(), attempts, reason),
+          d.getBody());
+    } catch (BrokerException e) {
+      return publishFailed(d, e);
+    }
+    return Settled.ack(d, () -> parts.listener().deadLettered(d, reason));
+  }
+
+  private Settled publishFailed(Delivery d, BrokerException e) {
+    LOG.log(Level.WARNING, e.getMessage() + "; the delivery is not acked", e);
+    notifyListener(() -> parts.listener().publishFailed(d, e));
+    return new Settled(d, false, null);
+  }
+
+  /**
+   * Acks the settled deliveries: one {@code multiple} ack for the last when all of them were
+   * settled (every earlier tag of this channel is settled already, since the worker goes in order),
+   * else one by one, requeueing those whose copy was not confirmed after the error backoff. An ack
+   * on a channel that was lost meanwhile is dropped by the client; the broker redelivers.
+   */
+  private void acknowledge(List<Settled> settled) {
+    boolean allAcked = settled.stream().allMatch(s -> s.ack);
+    try {
+      if (allAcked) {
+        long last = settled.get(settled.size() - 1).delivery.getEnvelope().getDeliveryTag();
+        channel.basicAck(last, settled.size() > 1);
+      } else {
+        pause(parts.errorBackoff());
+        for (Settled s : settled) {
+          long tag = s.delivery.getEnvelope().getDeliveryTag();
+          if (s.ack) {
+            channel.basicAck(tag, false);
+          } else {
+            channel.basicNack(tag, false, true);
+          }
+        }
+      }
+    } catch (IOException | ShutdownSignalException e) {
+      LOG.log(Level.INFO, "ack not sent (" + e + "); the broker redelivers, answered DUPLICATE");
+      return;
+    }
+    for (Settled s : settled) {
+      if (s.afterAck != null) {
+        notifyListener(s.afterAck);
+      }
+    }
+  }
+
+  private Prepared prepare(Delivery d) {
+    String id;
+    try {
+      id = parts.ids().idOf(d);
+    } catch (InvalidMessageIdException e) {
+      return new Prepared(d, null, "invalid message id: " + e.getMessage());
+    }
+    if (id == null) {
+      return new Prepared(d, null, "no message id");
+    }
+    try {
+      return new Prepared(
+          d, new Message(id, parts.topology().workQueue(), d.getBody(), headers(d)), null);
+    } catch (InvalidMessageIdException e) {
+      return new Prepared(d, null, "invalid message id: " + e.getMessage());
+    }
+  }
+
+  /** String and long-string headers as text; tables and arrays (such as x-death) left out. */
+  private static Map<String, String> headers(Delivery d) {
+    Map<String, Object> h = d.getProperties() == null ? null : d.getProperties().getHeaders();
+    Map<String, String> out = new HashMap<>();
+    if (h != null) {
+      h.forEach(
+          (k, v) -> {
+            if (v instanceof LongString || v instanceof String || v instanceof Number) {
+              out.put(k, v.toString());
+            }
+          });
+    }
+    return out;
+  }
+
+  private void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void notifyListener(Runnable call) {
+    try {
+      call.run();
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "listener threw", e);
+    }
+  }
+
+  private record Prepared(Delivery delivery, Message message, String noIdReason) {}
+
+  /** A delivery's end: ack (after which {@code afterAck} tells the listener) or requeue. */
+  private record Settled(Delivery delivery, boolean ack, Runnable afterAck) {
+    static Settled ack(Delivery d, Runnable afterAck) {
+      return new Settled(d, true, afterAck);
+    }
+  }
+}
