@@ -2,10 +2,13 @@ package dev.archlab.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.Message;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
@@ -14,6 +17,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /** What the auto-configuration creates, from which properties, and when it backs off. */
 class InboxAutoConfigurationTest {
@@ -142,6 +146,34 @@ class InboxAutoConfigurationTest {
             ctx -> {
               assertThat(ctx).hasNotFailed();
               assertThat(ctx).doesNotHaveBean(JdbcInboxStore.class);
+            });
+  }
+
+  @Test
+  void prunerDeletesOnlyDoneRecordsPastEachConsumersRetention() {
+    runner
+        .withPropertyValues("inbox.consumers.orders.retention=7d", "inbox.prune-batch-size=1")
+        .run(
+            ctx -> {
+              InboxConsumers consumers = ctx.getBean(InboxConsumers.class);
+              IdempotentConsumer orders = consumers.idempotent("orders", (m, a) -> {});
+              for (String id : List.of("old-1", "old-2", "new-1")) {
+                orders.consume(Message.of(id));
+              }
+              // Age two DONE records past the retention, in the database's own terms.
+              new JdbcTemplate(ctx.getBean(DataSource.class))
+                  .update(
+                      "UPDATE inbox SET updated_at = updated_at - INTERVAL '30' DAY"
+                          + " WHERE message_id LIKE 'old-%'");
+
+              // Batches of one row: the loop must go on until nothing is left to delete.
+              assertThat(ctx.getBean(InboxPruner.class).pruneNow()).containsEntry("orders", 2L);
+
+              JdbcInboxStore store = ctx.getBean(JdbcInboxStore.class);
+              assertThat(store.find("orders", "old-1")).isEmpty();
+              assertThat(store.find("orders", "old-2")).isEmpty();
+              assertThat(store.find("orders", "new-1")).isPresent();
+              assertThat(ctx.getBean(InboxPruner.class).pruneNow()).containsEntry("orders", 0L);
             });
   }
 }
