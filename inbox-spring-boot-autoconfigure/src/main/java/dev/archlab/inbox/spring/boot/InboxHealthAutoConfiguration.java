@@ -1,0 +1,38 @@
+package dev.archlab.inbox.spring.boot;
+
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The health indicator {@code inbox} ({@link InboxHealthIndicator}) when Spring Boot's health
+ * support is on the classpath. Off with {@code management.health.inbox.enabled=false}.
+ */
+@AutoConfiguration(after = InboxAutoConfiguration.class)
+@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnBean(JdbcInboxStore.class)
+@ConditionalOnBooleanProperty(name = "management.health.inbox.enabled", matchIfMissing = true)
+public class InboxHealthAutoConfiguration {
+
+  /** Creates the auto-configuration; Spring calls it. */
+  public InboxHealthAutoConfiguration() {}
+
+  /**
+   * The health indicator, named {@code inbox} after its bean name.
+   *
+   * @param store the store it checks
+   * @param properties the thresholds under {@code inbox.health.*}
+   * @return the indicator
+   */
+  @Bean(name = "inboxHealthIndicator")
+  @ConditionalOnMissingBean(name = "inboxHealthIndicator")
+  public InboxHealthIndicator inboxHealthIndicator(
+      JdbcInboxStore store, InboxProperties properties) {
+    return new InboxHealthIndicator(store, properties.getHealth());
+  }
+}

@@ -1,0 +1,64 @@
+package dev.archlab.inbox.spring.boot;
+
+import dev.archlab.inbox.DedupWindow;
+import dev.archlab.inbox.jdbc.ConsumerStats;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * Health of the inbox: DOWN if the store cannot be read; otherwise UP with each consumer's counts
+ * as details. A consumer with at least {@code inbox.health.stuck-leases-threshold} expired
+ * PROCESSING leases, or at least {@code inbox.health.dead-threshold} DEAD records, is listed under
+ * {@code attention}; that makes the status DOWN only if {@code inbox.health.down-on-threshold} is
+ * set, because stuck or dead messages rarely mean that restarting the instance helps.
+ */
+public final class InboxHealthIndicator implements HealthIndicator {
+
+  private final JdbcInboxStore store;
+  private final InboxProperties.Health settings;
+
+  InboxHealthIndicator(JdbcInboxStore store, InboxProperties.Health settings) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.settings = Objects.requireNonNull(settings, "settings");
+  }
+
+  @Override
+  public Health health() {
+    List<ConsumerStats> stats;
+    try {
+      stats = store.admin().stats(DedupWindow.DEFAULT.retention());
+    } catch (RuntimeException e) {
+      return Health.down(e).withDetail("table", store.table().value()).build();
+    }
+    Map<String, Object> consumers = new LinkedHashMap<>();
+    List<String> attention = new ArrayList<>();
+    for (ConsumerStats s : stats) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("processing", s.processing());
+      row.put("done", s.done());
+      row.put("dead", s.dead());
+      row.put("stuckLeases", s.expiredLeases());
+      row.put("oldestProcessingAge", s.oldestProcessingAge().toString());
+      consumers.put(s.consumer(), row);
+      if (s.expiredLeases() >= settings.getStuckLeasesThreshold()) {
+        attention.add(s.consumer() + ": " + s.expiredLeases() + " stuck leases");
+      }
+      if (s.dead() >= settings.getDeadThreshold()) {
+        attention.add(s.consumer() + ": " + s.dead() + " DEAD records");
+      }
+    }
+    Health.Builder health =
+        attention.isEmpty() || !settings.isDownOnThreshold() ? Health.up() : Health.down();
+    health.withDetail("table", store.table().value()).withDetail("consumers", consumers);
+    if (!attention.isEmpty()) {
+      health.withDetail("attention", attention);
+    }
+    return health.build();
+  }
+}

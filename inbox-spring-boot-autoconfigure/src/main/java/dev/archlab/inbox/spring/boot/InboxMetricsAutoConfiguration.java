@@ -1,0 +1,58 @@
+package dev.archlab.inbox.spring.boot;
+
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.micrometer.InboxMetrics;
+import dev.archlab.inbox.micrometer.JdbcStatsSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Registers the Inbox meters (docs/METRICS.md) when Micrometer and {@code inbox-micrometer} are on
+ * the classpath: an {@link InboxMetrics} binder, which Spring Boot binds to every {@code
+ * MeterRegistry} it manages, with store gauges read at most once per {@code
+ * inbox.metrics.stats-interval}, and the observation that {@link InboxConsumers} attaches to the
+ * consumers it builds. Off with {@code inbox.metrics.enabled=false}.
+ */
+@AutoConfiguration(after = InboxAutoConfiguration.class)
+@ConditionalOnClass({MeterRegistry.class, InboxMetrics.class})
+@ConditionalOnBean(JdbcInboxStore.class)
+@ConditionalOnBooleanProperty(name = "inbox.metrics.enabled", matchIfMissing = true)
+public class InboxMetricsAutoConfiguration {
+
+  /** Creates the auto-configuration; Spring calls it. */
+  public InboxMetricsAutoConfiguration() {}
+
+  /**
+   * The meters, with gauges for the configured consumers from the start.
+   *
+   * @param store the store the gauges read
+   * @param properties the {@code inbox.*} settings
+   * @return the binder
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public InboxMetrics inboxMetrics(JdbcInboxStore store, InboxProperties properties) {
+    return InboxMetrics.builder()
+        .stats(JdbcStatsSource.of(store))
+        .statsInterval(properties.getMetrics().getStatsInterval())
+        .consumers(properties.getConsumers().keySet().toArray(String[]::new))
+        .build();
+  }
+
+  /**
+   * The observation {@link InboxConsumers} attaches to its consumers.
+   *
+   * @param metrics the meters
+   * @return the observation
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public ConsumerObservation inboxConsumerObservation(InboxMetrics metrics) {
+    return new MicrometerConsumerObservation(metrics);
+  }
+}
