@@ -22,6 +22,10 @@ final class JdbcRunner {
   /** Classifies errors that happen before a dialect could be detected. */
   private static final JdbcDialect GENERIC = new dev.archlab.inbox.jdbc.dialect.H2Dialect();
 
+  /** Classifies SQLite driver errors (result codes) before a dialect could be detected. */
+  private static final JdbcDialect SQLITE_RULES =
+      new dev.archlab.inbox.jdbc.dialect.SqliteDialect();
+
   /** Classifies MariaDB/MySQL driver errors (vendor codes) before a dialect could be detected. */
   private static final JdbcDialect MYSQL_RULES =
       new dev.archlab.inbox.jdbc.dialect.MySqlDialect(true);
@@ -151,6 +155,11 @@ final class JdbcRunner {
   private static JdbcDialect detectedOrGeneric(SQLException e) {
     String type = e.getClass().getName();
     int code = e.getErrorCode();
+    for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
+      if (t.getClass().getName().startsWith("org.sqlite.")) {
+        return SQLITE_RULES; // also behind a pool's or a DataSource's wrapper
+      }
+    }
     boolean mysql =
         type.startsWith("org.mariadb.")
             || type.startsWith("com.mysql.")
@@ -169,6 +178,19 @@ final class JdbcRunner {
   }
 
   InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
+    Statements known = statements;
+    JdbcDialect by =
+        known != null
+            ? known.dialect
+            : configuredDialect != null ? configuredDialect : detectedOrGeneric(e);
+    String explained = by.explain(e);
+    if (explained != null) {
+      // The dialect's reading of its own code says more than the generic words below.
+      String message = "inbox " + operation + " failed: " + explained + ": " + e.getMessage();
+      return kind == SqlErrorKind.CONNECTION || kind == SqlErrorKind.SERIALIZATION
+          ? new StoreUnavailableException(message, e)
+          : new InboxException(message, e);
+    }
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
@@ -274,6 +296,7 @@ final class JdbcRunner {
         if (s == null) {
           JdbcDialect dialect =
               configuredDialect != null ? configuredDialect : JdbcDialect.detect(c);
+          dialect.checkConnection(c);
           s = new Statements(dialect, table);
           statements = s;
         }

@@ -265,6 +265,23 @@ public abstract class JdbcDialect {
     return connectionClass(e) ? SqlErrorKind.CONNECTION : SqlErrorKind.OTHER;
   }
 
+  /**
+   * A sentence saying what {@code e} means on this database and what to do about it, for the
+   * message of the exception the store throws; null when the generic wording fits. Used by
+   * databases without SQLStates, whose vendor codes say more than the driver's message.
+   */
+  public String explain(SQLException e) {
+    return null;
+  }
+
+  /**
+   * Checks, once, the first connection the store uses, for settings the store cannot work correctly
+   * without. This default checks nothing.
+   *
+   * @throws dev.archlab.inbox.InvalidConfigurationException naming the setting to change
+   */
+  public void checkConnection(Connection c) throws SQLException {}
+
   // ---- batches ---------------------------------------------------------------------------------
 
   /** Whether {@link #batchInsertIfAbsent} is available; otherwise ids are claimed one by one. */
@@ -415,10 +432,13 @@ public abstract class JdbcDialect {
     if (lower.contains("h2")) {
       return new H2Dialect();
     }
+    if (lower.contains("sqlite")) {
+      return new SqliteDialect();
+    }
     throw new InvalidConfigurationException(
         "no inbox dialect for database product '"
             + product
-            + "'; supported: PostgreSQL, MySQL, MariaDB, H2 (pass a JdbcDialect explicitly to"
+            + "'; supported: PostgreSQL, MySQL, MariaDB, SQLite, H2 (pass a JdbcDialect explicitly to"
             + " override)");
   }
 
