@@ -178,25 +178,19 @@ final class JdbcRunner {
   }
 
   InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
-    Statements known = statements;
-    JdbcDialect by =
-        known != null
-            ? known.dialect
-            : configuredDialect != null ? configuredDialect : detectedOrGeneric(e);
-    String explained = by.explain(e);
-    if (explained != null) {
-      // The dialect's reading of its own code says more than the generic words below.
-      String message = "inbox " + operation + " failed: " + explained + ": " + e.getMessage();
-      return kind == SqlErrorKind.CONNECTION || kind == SqlErrorKind.SERIALIZATION
-          ? new StoreUnavailableException(message, e)
-          : new InboxException(message, e);
-    }
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
+    JdbcDialect by =
+        statements != null
+            ? statements.dialect
+            : configuredDialect != null ? configuredDialect : detectedOrGeneric(e);
+    // A dialect's reading of its own vendor code says what the driver's message does not.
+    String explained = by.explain(e);
     String detail =
-        e.getMessage()
+        (explained != null ? explained + ": " : "")
+            + e.getMessage()
             + (root != e && root.getMessage() != null ? " (cause: " + root.getMessage() + ")" : "")
             + " [SQLState "
             + e.getSQLState()

@@ -92,7 +92,7 @@ class DialectTest {
     assertThatThrownBy(() -> JdbcDialect.detect(reporting("Oracle", "23ai")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("'Oracle'")
-        .hasMessageContaining("PostgreSQL, MySQL, MariaDB, H2");
+        .hasMessageContaining("PostgreSQL, MySQL, MariaDB, SQLite, H2");
     assertThatThrownBy(() -> JdbcDialect.detect(reporting(null, null)))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("'null'");

@@ -51,6 +51,11 @@ public final class SqliteDatabase extends TestDatabase {
   }
 
   @Override
+  boolean oneWriterAtATime() {
+    return true;
+  }
+
+  @Override
   String minusMicros(String col) {
     return "(" + col + " - CAST(? AS INTEGER) / 1000)";
   }

@@ -10,6 +10,11 @@ class SqliteStoreTest extends AbstractJdbcStoreTest {
   }
 
   @Override
+  String pastTimeLiteral() {
+    return "1577836800000"; // 2020-01-01T00:00:00Z in epoch milliseconds
+  }
+
+  @Override
   void fillDone(String table, int rows) throws SQLException {
     long dayMillis = 86_400_000L;
     database()
