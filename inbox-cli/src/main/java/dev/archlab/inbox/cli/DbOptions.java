@@ -6,6 +6,7 @@ import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.SchemaMissingException;
 import dev.archlab.inbox.jdbc.TableName;
+import dev.archlab.inbox.jdbc.dialect.SqliteDialect;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,17 +14,20 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
  * The database options every command shares, with the environment variables behind them and the
- * embedded default: an H2 file database under {@code ./.inbox/} that several processes can open at
- * once (H2's auto-server mode).
+ * embedded default: the SQLite file {@code ./.inbox/inbox.db}, which several processes share
+ * through its file locks and whose commits survive a kill of any of them. H2 stays usable by URL.
  */
 final class DbOptions {
 
@@ -38,8 +42,8 @@ final class DbOptions {
       names = "--db",
       paramLabel = "JDBC_URL",
       description =
-          "Database URL: jdbc:postgresql:…, jdbc:mariadb:…, jdbc:mysql:… or jdbc:h2:…"
-              + " (env ${INBOX_DB_URL}; default: an H2 file in ./.inbox/)")
+          "Database URL: jdbc:postgresql:…, jdbc:mariadb:…, jdbc:mysql:…, jdbc:sqlite:… or"
+              + " jdbc:h2:… (env INBOX_DB_URL; default: the SQLite file ./.inbox/inbox.db)")
   String url;
 
   @Option(names = "--user", description = "Database user (env INBOX_DB_USER).")
@@ -68,14 +72,61 @@ final class DbOptions {
     if (!(lower.startsWith("jdbc:postgresql:")
         || lower.startsWith("jdbc:mariadb:")
         || lower.startsWith("jdbc:mysql:")
+        || lower.startsWith("jdbc:sqlite:")
         || lower.startsWith("jdbc:h2:"))) {
       throw new ParameterException(
           spec.commandLine(),
           "invalid JDBC URL '"
               + value
-              + "': expected jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: or jdbc:h2:");
+              + "': expected jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:, jdbc:sqlite: or"
+              + " jdbc:h2:");
     }
-    return withMysqlScheme(value.strip());
+    return withSqliteSettings(withMysqlScheme(value.strip()));
+  }
+
+  private static final String SQLITE_SCHEME = "jdbc:sqlite:";
+
+  /** The settings the store needs on SQLite (see SqliteDialect), added where a URL lacks them. */
+  private static final List<String[]> SQLITE_SETTINGS =
+      List.of(
+          new String[] {"journal_mode", "WAL"},
+          new String[] {"transaction_mode", "IMMEDIATE"},
+          new String[] {
+            "busy_timeout", String.valueOf(SqliteDialect.DEFAULT_BUSY_TIMEOUT.toMillis())
+          });
+
+  /**
+   * A {@code jdbc:sqlite:} URL with each setting of {@link #SQLITE_SETTINGS} that it does not name
+   * added, so a plain file URL works; settings it names are kept as they are (a wrong one is then
+   * refused by the store with a message naming it). Any other URL is returned as it is.
+   */
+  static String withSqliteSettings(String url) {
+    if (!url.regionMatches(true, 0, SQLITE_SCHEME, 0, SQLITE_SCHEME.length())) {
+      return url;
+    }
+    int query = url.indexOf('?');
+    Set<String> named = new HashSet<>();
+    if (query >= 0) {
+      for (String parameter : url.substring(query + 1).split("&", -1)) {
+        int eq = parameter.indexOf('=');
+        named.add((eq < 0 ? parameter : parameter.substring(0, eq)).toLowerCase(Locale.ROOT));
+      }
+    }
+    StringBuilder out = new StringBuilder(url);
+    boolean first = query < 0;
+    for (String[] setting : SQLITE_SETTINGS) {
+      if (named.contains(setting[0])) {
+        continue;
+      }
+      if (first) {
+        out.append('?');
+        first = false;
+      } else if (!(out.charAt(out.length() - 1) == '?' || out.charAt(out.length() - 1) == '&')) {
+        out.append('&');
+      }
+      out.append(setting[0]).append('=').append(setting[1]);
+    }
+    return out.toString();
   }
 
   private static final String MYSQL_SCHEME = "jdbc:mysql:";
@@ -110,15 +161,66 @@ final class DbOptions {
     return url == null && (environment.get(ENV_URL) == null || environment.get(ENV_URL).isBlank());
   }
 
-  static String defaultUrl() {
+  /** How long a write on the embedded default waits for another process's lock. */
+  static final Duration SQLITE_BUSY_TIMEOUT = SqliteDialect.DEFAULT_BUSY_TIMEOUT;
+
+  /** Marks that the note about an older version's H2 file was given, so it is given once. */
+  static final String H2_NOTE_GIVEN = "h2-note-given";
+
+  /** The embedded default's directory, created if missing. */
+  static Path defaultDirectory() {
     Path dir = Path.of(".inbox").toAbsolutePath().normalize();
     try {
       Files.createDirectories(dir);
     } catch (java.io.IOException e) {
       throw new IllegalStateException("cannot create " + dir + ": " + e.getMessage(), e);
     }
-    // AUTO_SERVER lets a second process open the same file while the first has it open.
-    return "jdbc:h2:file:" + dir.resolve("inbox") + ";AUTO_SERVER=TRUE";
+    return dir;
+  }
+
+  /**
+   * The SQLite file {@code ./.inbox/inbox.db}. The driver extracts its native library on every
+   * start and a killed process leaves it behind: it goes into {@code ./.inbox/}, not the system
+   * temp directory, unless {@code org.sqlite.tmpdir} is set already. The driver reads that when it
+   * loads, at the first connection, which comes after this.
+   */
+  static String defaultUrl() {
+    Path dir = defaultDirectory();
+    if (System.getProperty("org.sqlite.tmpdir") == null) {
+      System.setProperty("org.sqlite.tmpdir", dir.toString());
+    }
+    return SqliteDialect.jdbcUrl(dir.resolve("inbox.db"), SQLITE_BUSY_TIMEOUT);
+  }
+
+  /**
+   * Says once (a marker file in {@code ./.inbox/} remembers it) that {@code ./.inbox/} holds the H2
+   * database of a version whose embedded default was H2, and how to keep using it. Nothing when the
+   * embedded default is not in use or there is no such file.
+   */
+  void noteOlderH2File(PrintWriter err) {
+    if (!isEmbeddedDefault() || err == null) {
+      return;
+    }
+    Path dir = defaultDirectory();
+    Path h2 = dir.resolve("inbox.mv.db");
+    Path given = dir.resolve(H2_NOTE_GIVEN);
+    if (!Files.exists(h2) || Files.exists(given)) {
+      return;
+    }
+    err.println(
+        "inbox: ./.inbox/ holds an H2 database (inbox.mv.db) from an older version of inbox; the"
+            + " embedded default is now the SQLite file ./.inbox/inbox.db. To keep using the H2"
+            + " one, pass --db 'jdbc:h2:file:"
+            + dir.resolve("inbox")
+            + ";AUTO_SERVER=TRUE' (or set "
+            + ENV_URL
+            + "). This note is shown once.");
+    err.flush();
+    try {
+      Files.writeString(given, "the note about inbox.mv.db was shown\n");
+    } catch (java.io.IOException e) {
+      // Not remembered: the note comes again next time, which is harmless.
+    }
   }
 
   /** A small pool on the resolved database; closed by the caller. */
@@ -150,6 +252,7 @@ final class DbOptions {
   HikariDataSource open(int poolSize, Duration waitForDb, PrintWriter err) {
     // A malformed table name is a usage error, whatever the state of the database.
     TableName.of(table);
+    noteOlderH2File(err != null ? err : spec != null ? spec.commandLine().getErr() : null);
     Connection probe = connectDirectly(waitForDb, err);
     try {
       HikariDataSource ds = dataSource(poolSize);
@@ -287,6 +390,9 @@ final class DbOptions {
     String lower = jdbcUrl.toLowerCase(Locale.ROOT);
     if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
       return "TRANSACTION_REPEATABLE_READ";
+    }
+    if (lower.startsWith("jdbc:sqlite:")) {
+      return "TRANSACTION_SERIALIZABLE"; // SQLite's transactions are serializable, always
     }
     return "TRANSACTION_READ_COMMITTED";
   }
