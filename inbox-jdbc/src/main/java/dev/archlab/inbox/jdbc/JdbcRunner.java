@@ -35,6 +35,7 @@ final class JdbcRunner {
   private final int transientRetries;
   private final JdbcDialect configuredDialect;
   private volatile Statements statements;
+  private volatile boolean connectionChecked;
 
   JdbcRunner(
       DataSource dataSource, TableName table, int transientRetries, JdbcDialect configuredDialect) {
@@ -290,9 +291,17 @@ final class JdbcRunner {
         if (s == null) {
           JdbcDialect dialect =
               configuredDialect != null ? configuredDialect : JdbcDialect.detect(c);
-          dialect.checkConnection(c);
           s = new Statements(dialect, table);
           statements = s;
+        }
+      }
+    }
+    if (!connectionChecked && c != null) {
+      synchronized (this) {
+        if (!connectionChecked) {
+          // Once, on the first real connection: a pool's connections share their settings.
+          s.dialect.checkConnection(c);
+          connectionChecked = true;
         }
       }
     }
