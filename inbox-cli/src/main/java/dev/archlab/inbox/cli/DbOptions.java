@@ -6,6 +6,8 @@ import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.SchemaMissingException;
 import dev.archlab.inbox.jdbc.TableName;
+import dev.archlab.inbox.jdbc.dialect.Dialects;
+import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqliteDialect;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -14,12 +16,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -41,10 +41,19 @@ final class DbOptions {
   @Option(
       names = "--db",
       paramLabel = "JDBC_URL",
+      completionCandidates = UrlPrefixes.class,
       description =
-          "Database URL: jdbc:postgresql:…, jdbc:mariadb:…, jdbc:mysql:…, jdbc:sqlite:… or"
-              + " jdbc:h2:… (env INBOX_DB_URL; default: the SQLite file ./.inbox/inbox.db)")
+          "Database URL, starting with one of: ${COMPLETION-CANDIDATES}"
+              + " (env INBOX_DB_URL; default: the SQLite file ./.inbox/inbox.db)")
   String url;
+
+  /** The URL prefixes of the registered dialects, for the help text. */
+  static final class UrlPrefixes implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      return Dialects.urlPrefixes().iterator();
+    }
+  }
 
   @Option(names = "--user", description = "Database user (env INBOX_DB_USER).")
   String user;
@@ -68,65 +77,21 @@ final class DbOptions {
     if (value == null || value.isBlank()) {
       return defaultUrl();
     }
-    String lower = value.strip().toLowerCase(Locale.ROOT);
-    if (!(lower.startsWith("jdbc:postgresql:")
-        || lower.startsWith("jdbc:mariadb:")
-        || lower.startsWith("jdbc:mysql:")
-        || lower.startsWith("jdbc:sqlite:")
-        || lower.startsWith("jdbc:h2:"))) {
+    if (Dialects.forUrl(value).isEmpty()) {
       throw new ParameterException(
-          spec.commandLine(),
-          "invalid JDBC URL '"
-              + value
-              + "': expected jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:, jdbc:sqlite: or"
-              + " jdbc:h2:");
+          spec.commandLine(), "invalid JDBC URL '" + value + "': expected " + expectedPrefixes());
     }
-    return withSqliteSettings(withMysqlScheme(value.strip()));
+    // Settings a dialect requires (SQLite: WAL, BEGIN IMMEDIATE, a busy timeout) where missing.
+    return Dialects.withRequiredSettings(withMysqlScheme(value.strip()));
   }
 
-  private static final String SQLITE_SCHEME = "jdbc:sqlite:";
-
-  /** The settings the store needs on SQLite (see SqliteDialect), added where a URL lacks them. */
-  private static final List<String[]> SQLITE_SETTINGS =
-      List.of(
-          new String[] {"journal_mode", "WAL"},
-          new String[] {"transaction_mode", "IMMEDIATE"},
-          new String[] {
-            "busy_timeout", String.valueOf(SqliteDialect.DEFAULT_BUSY_TIMEOUT.toMillis())
-          });
-
-  /**
-   * A {@code jdbc:sqlite:} URL with each setting of {@link #SQLITE_SETTINGS} that it does not name
-   * added, so a plain file URL works; settings it names are kept as they are (a wrong one is then
-   * refused by the store with a message naming it). Any other URL is returned as it is.
-   */
-  static String withSqliteSettings(String url) {
-    if (!url.regionMatches(true, 0, SQLITE_SCHEME, 0, SQLITE_SCHEME.length())) {
-      return url;
-    }
-    int query = url.indexOf('?');
-    Set<String> named = new HashSet<>();
-    if (query >= 0) {
-      for (String parameter : url.substring(query + 1).split("&", -1)) {
-        int eq = parameter.indexOf('=');
-        named.add((eq < 0 ? parameter : parameter.substring(0, eq)).toLowerCase(Locale.ROOT));
-      }
-    }
-    StringBuilder out = new StringBuilder(url);
-    boolean first = query < 0;
-    for (String[] setting : SQLITE_SETTINGS) {
-      if (named.contains(setting[0])) {
-        continue;
-      }
-      if (first) {
-        out.append('?');
-        first = false;
-      } else if (!(out.charAt(out.length() - 1) == '?' || out.charAt(out.length() - 1) == '&')) {
-        out.append('&');
-      }
-      out.append(setting[0]).append('=').append(setting[1]);
-    }
-    return out.toString();
+  /** "jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: or jdbc:h2:", from the registry. */
+  static String expectedPrefixes() {
+    List<String> prefixes = Dialects.urlPrefixes();
+    int last = prefixes.size() - 1;
+    return last == 0
+        ? prefixes.get(0)
+        : String.join(", ", prefixes.subList(0, last)) + " or " + prefixes.get(last);
   }
 
   private static final String MYSQL_SCHEME = "jdbc:mysql:";
@@ -161,7 +126,9 @@ final class DbOptions {
     return url == null && (environment.get(ENV_URL) == null || environment.get(ENV_URL).isBlank());
   }
 
-  /** How long a write on the embedded default waits for another process's lock. */
+  /**
+   * How long a write on the embedded default waits for another process's lock (its tests use it).
+   */
   static final Duration SQLITE_BUSY_TIMEOUT = SqliteDialect.DEFAULT_BUSY_TIMEOUT;
 
   /** Marks that the note about an older version's H2 file was given, so it is given once. */
@@ -179,17 +146,14 @@ final class DbOptions {
   }
 
   /**
-   * The SQLite file {@code ./.inbox/inbox.db}. The driver extracts its native library on every
-   * start and a killed process leaves it behind: it goes into {@code ./.inbox/}, not the system
-   * temp directory, unless {@code org.sqlite.tmpdir} is set already. The driver reads that when it
-   * loads, at the first connection, which comes after this.
+   * The registry's embedded default in {@code ./.inbox/}: the SQLite file {@code
+   * ./.inbox/inbox.db}, with the driver's native library unpacked into {@code ./.inbox/} (see
+   * {@link Dialects#embeddedUrl}).
    */
   static String defaultUrl() {
     Path dir = defaultDirectory();
-    if (System.getProperty("org.sqlite.tmpdir") == null) {
-      System.setProperty("org.sqlite.tmpdir", dir.toString());
-    }
-    return SqliteDialect.jdbcUrl(dir.resolve("inbox.db"), SQLITE_BUSY_TIMEOUT);
+    return Dialects.embeddedUrl(dir)
+        .orElseThrow(() -> new IllegalStateException("no registered dialect runs embedded"));
   }
 
   /**
@@ -385,16 +349,25 @@ final class DbOptions {
     return config;
   }
 
-  /** The database's own default isolation level, as a HikariCP isolation name. */
+  /**
+   * The database's own default isolation level (its dialect's), as a HikariCP isolation name; READ
+   * COMMITTED for a URL no dialect claims.
+   */
   static String defaultIsolation(String jdbcUrl) {
-    String lower = jdbcUrl.toLowerCase(Locale.ROOT);
-    if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
-      return "TRANSACTION_REPEATABLE_READ";
+    int level =
+        Dialects.forUrl(jdbcUrl)
+            .map(JdbcDialect::defaultIsolation)
+            .orElse(Connection.TRANSACTION_READ_COMMITTED);
+    switch (level) {
+      case Connection.TRANSACTION_READ_UNCOMMITTED:
+        return "TRANSACTION_READ_UNCOMMITTED";
+      case Connection.TRANSACTION_REPEATABLE_READ:
+        return "TRANSACTION_REPEATABLE_READ";
+      case Connection.TRANSACTION_SERIALIZABLE:
+        return "TRANSACTION_SERIALIZABLE";
+      default:
+        return "TRANSACTION_READ_COMMITTED";
     }
-    if (lower.startsWith("jdbc:sqlite:")) {
-      return "TRANSACTION_SERIALIZABLE"; // SQLite's transactions are serializable, always
-    }
-    return "TRANSACTION_READ_COMMITTED";
   }
 
   /** The store on {@code ds}; the table name is validated here. */

@@ -3,7 +3,7 @@ package dev.archlab.inbox.cli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.TableName;
-import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -91,7 +91,7 @@ final class MigrateCommand implements Callable<Integer> {
 
   /** The columns of the schema (V1), lower case. */
   static final List<String> EXPECTED_COLUMNS =
-      Arrays.stream(JdbcDialect.COLUMNS.split(","))
+      Arrays.stream(Statements.COLUMNS.split(","))
           .map(c -> c.strip().toLowerCase(Locale.ROOT))
           .toList();
 

@@ -8,8 +8,10 @@ import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.RetryPolicy;
 import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.InboxAdmin;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.DelayQueue;
@@ -558,25 +561,15 @@ final class SimulateCommand implements Callable<Integer> {
    * run may have up to 10 million ids, none of which needs to come into memory.
    */
   private static long[] countStates(
-      HikariDataSource ds, String table, String consumer, SimulationIds ids) throws SQLException {
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT COALESCE(SUM(CASE WHEN state = 'DONE' THEN 1 ELSE 0 END), 0),"
-                    + " COALESCE(SUM(CASE WHEN state = 'DEAD' THEN 1 ELSE 0 END), 0),"
-                    + " COALESCE(SUM(CASE WHEN state = 'DEAD' AND message_id < ? THEN 1 ELSE 0"
-                    + " END), 0) FROM "
-                    + table
-                    + " WHERE consumer = ? AND message_id LIKE ?")) {
-      // Poison ids are the first P, which sort below the first id that is not poison; any other
-      // DEAD id is a message the run gave up on.
-      ps.setString(1, ids.firstNonPoison());
-      ps.setString(2, consumer);
-      ps.setString(3, ids.likePattern());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
-      }
-    }
+      HikariDataSource ds, String table, String consumer, SimulationIds ids) {
+    InboxAdmin admin = JdbcInboxStore.builder(ds).table(table).build().admin();
+    Map<RecordState, Long> run = admin.countByState(consumer, ids.prefix(), null);
+    // Poison ids are the first P, which sort below the first id that is not poison; any other
+    // DEAD id is a message the run gave up on.
+    Map<RecordState, Long> poison =
+        admin.countByState(consumer, ids.prefix(), ids.firstNonPoison());
+    return new long[] {
+      run.get(RecordState.DONE), run.get(RecordState.DEAD), poison.get(RecordState.DEAD)
+    };
   }
 }

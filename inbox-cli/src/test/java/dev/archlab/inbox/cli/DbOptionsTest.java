@@ -3,6 +3,7 @@ package dev.archlab.inbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.dialect.Dialects;
 import java.sql.SQLException;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -94,6 +95,38 @@ class DbOptionsTest {
     DbOptions.environment = Map.of(DbOptions.ENV_URL, "jdbc:mysql://db/app?useSSL=false");
     assertThat(new DbOptions().resolvedUrl())
         .isEqualTo("jdbc:mysql://db/app?useSSL=false&permitMysqlScheme");
+  }
+
+  @Test
+  void everyRegisteredUrlPrefixIsAcceptedAndListed() {
+    DbOptions.environment = Map.of();
+    for (String prefix : Dialects.urlPrefixes()) {
+      DbOptions options = new DbOptions();
+      options.url = prefix + "//db/app";
+      assertThat(options.resolvedUrl()).startsWith(prefix);
+    }
+    assertThat(DbOptions.expectedPrefixes())
+        .isEqualTo("jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:, jdbc:sqlite: or jdbc:h2:");
+  }
+
+  @Test
+  void theDbHelpListsTheRegisteredPrefixes() {
+    Cli.Result r = Cli.run("status", "--help");
+    String help = r.out().replaceAll("\\s+", " ");
+    assertThat(help)
+        .contains("starting with one of: " + String.join(", ", Dialects.urlPrefixes()))
+        .contains("(env INBOX_DB_URL;");
+  }
+
+  @Test
+  void thePoolIsolationIsTheDialectsDefault() {
+    assertThat(DbOptions.defaultIsolation("jdbc:postgresql://db/app"))
+        .isEqualTo("TRANSACTION_READ_COMMITTED");
+    assertThat(DbOptions.defaultIsolation("jdbc:h2:mem:x")).isEqualTo("TRANSACTION_READ_COMMITTED");
+    assertThat(DbOptions.defaultIsolation("jdbc:mariadb://db/app"))
+        .isEqualTo("TRANSACTION_REPEATABLE_READ");
+    assertThat(DbOptions.defaultIsolation("JDBC:MySQL://db/app"))
+        .isEqualTo("TRANSACTION_REPEATABLE_READ");
   }
 
   @Test

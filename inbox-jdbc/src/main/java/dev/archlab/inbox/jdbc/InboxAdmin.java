@@ -3,14 +3,19 @@ package dev.archlab.inbox.jdbc;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.Message;
+import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.internal.Identifiers;
+import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongConsumer;
@@ -26,13 +31,11 @@ public final class InboxAdmin {
 
   private final JdbcRunner jdbc;
   private final InboxTable rows;
-  private final TableName table;
   private final int pruneBatchSize;
 
   InboxAdmin(JdbcRunner jdbc, InboxTable rows, int pruneBatchSize) {
     this.jdbc = jdbc;
     this.rows = rows;
-    this.table = jdbc.table();
     this.pruneBatchSize = pruneBatchSize;
   }
 
@@ -53,20 +56,8 @@ public final class InboxAdmin {
             rs.next();
             now = s.dialect.getInstant(rs, "db_now");
           }
-          String sql =
-              "SELECT consumer,"
-                  + " SUM(CASE WHEN state = 'PROCESSING' THEN 1 ELSE 0 END) AS processing,"
-                  + " SUM(CASE WHEN state = 'DONE' THEN 1 ELSE 0 END) AS done,"
-                  + " SUM(CASE WHEN state = 'DEAD' THEN 1 ELSE 0 END) AS dead,"
-                  + " SUM(CASE WHEN state = 'PROCESSING' AND lease_until <= ? THEN 1 ELSE 0 END)"
-                  + " AS expired,"
-                  + " MIN(CASE WHEN state = 'PROCESSING' THEN created_at END) AS oldest,"
-                  + " SUM(CASE WHEN state = 'DONE' AND updated_at < ? THEN 1 ELSE 0 END) AS past"
-                  + " FROM "
-                  + table
-                  + " GROUP BY consumer ORDER BY consumer";
           List<ConsumerStats> out = new ArrayList<>();
-          try (PreparedStatement ps = c.prepareStatement(sql)) {
+          try (PreparedStatement ps = c.prepareStatement(s.stats)) {
             s.dialect.setInstant(ps, 1, now);
             s.dialect.setInstant(ps, 2, now.minus(retention));
             try (ResultSet rs = ps.executeQuery()) {
@@ -102,15 +93,7 @@ public final class InboxAdmin {
         true,
         c -> {
           Statements s = jdbc.statements(c);
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "UPDATE "
-                      + table
-                      + " SET lease_until = "
-                      + s.dialect.now()
-                      + ", updated_at = "
-                      + s.dialect.now()
-                      + " WHERE consumer = ? AND message_id = ? AND state = 'PROCESSING'")) {
+          try (PreparedStatement ps = c.prepareStatement(s.release)) {
             ps.setString(1, consumer);
             ps.setString(2, messageId);
             if (ps.executeUpdate() == 0) {
@@ -140,15 +123,15 @@ public final class InboxAdmin {
         "retry dead",
         true,
         c -> {
-          String base = "DELETE FROM " + table + " WHERE consumer = ? AND state = 'DEAD'";
+          Statements s = jdbc.statements(c);
           if (messageIds.isEmpty()) {
-            try (PreparedStatement ps = c.prepareStatement(base)) {
+            try (PreparedStatement ps = c.prepareStatement(s.retryDeadAll)) {
               ps.setString(1, consumer);
               return (long) ps.executeUpdate();
             }
           }
           long total = 0;
-          try (PreparedStatement ps = c.prepareStatement(base + " AND message_id = ?")) {
+          try (PreparedStatement ps = c.prepareStatement(s.retryDeadOne)) {
             for (String id : messageIds) {
               ps.setString(1, consumer);
               ps.setString(2, id);
@@ -156,6 +139,44 @@ public final class InboxAdmin {
             }
           }
           return total;
+        });
+  }
+
+  /**
+   * Counts {@code consumer}'s records per state among those whose message id starts with {@code
+   * idPrefix} and, unless {@code idBelow} is null, sorts below {@code idBelow} in the database's
+   * collation. For checking the end state of a run of known ids (the {@code inbox simulate}
+   * command's) without bringing the ids into memory.
+   *
+   * @return a count for every state, zero where there are none
+   */
+  public Map<RecordState, Long> countByState(String consumer, String idPrefix, String idBelow) {
+    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Objects.requireNonNull(idPrefix, "idPrefix");
+    return jdbc.run(
+        "count by state",
+        true,
+        c -> {
+          Statements s = jdbc.statements(c);
+          Map<RecordState, Long> out = new EnumMap<>(RecordState.class);
+          for (RecordState state : RecordState.values()) {
+            out.put(state, 0L);
+          }
+          try (PreparedStatement ps =
+              c.prepareStatement(idBelow == null ? s.countByState : s.countByStateBelow)) {
+            ps.setString(1, consumer);
+            // '!' escapes LIKE's wildcards, so the prefix matches as written.
+            ps.setString(2, idPrefix.replaceAll("([!%_])", "!$1") + "%");
+            if (idBelow != null) {
+              ps.setString(3, idBelow);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                out.put(RecordState.valueOf(rs.getString("state")), rs.getLong("n"));
+              }
+            }
+          }
+          return Collections.unmodifiableMap(out);
         });
   }
 
@@ -174,11 +195,7 @@ public final class InboxAdmin {
         c -> {
           Statements s = jdbc.statements(c);
           try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT COUNT(*) FROM "
-                      + table
-                      + " WHERE state = 'DONE' AND updated_at < ?"
-                      + (consumer == null ? "" : " AND consumer = ?"))) {
+              c.prepareStatement(consumer == null ? s.countPrunableAll : s.countPrunableConsumer)) {
             s.dialect.setInstant(ps, 1, before);
             if (consumer != null) {
               ps.setString(2, consumer);
@@ -205,8 +222,6 @@ public final class InboxAdmin {
   }
 
   long pruneWhere(String consumer, Instant before, LongConsumer progress) {
-    Statements s = jdbc.statements();
-    String sql = consumer == null ? s.pruneAll : s.pruneConsumer;
     long total = 0;
     while (true) {
       // One short autocommit statement per batch: row locks are held for one batch only.
@@ -215,7 +230,9 @@ public final class InboxAdmin {
               "prune",
               true,
               c -> {
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                Statements s = jdbc.statements(c);
+                try (PreparedStatement ps =
+                    c.prepareStatement(consumer == null ? s.pruneAll : s.pruneConsumer)) {
                   int i = 1;
                   s.dialect.setInstant(ps, i++, before);
                   if (consumer != null) {

@@ -7,6 +7,7 @@ import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
+import dev.archlab.inbox.jdbc.dialect.Statements;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
@@ -82,14 +83,13 @@ final class InboxBatches {
     for (int from = 0; from < distinct.size(); from += MAX_BATCH) {
       List<BeginRequest> chunk =
           distinct.subList(from, Math.min(distinct.size(), from + MAX_BATCH));
-      if (!s.dialect.supportsBatchInsert()) {
+      if (!s.supportsBatchInsert()) {
         for (BeginRequest r : chunk) {
           decided.put(r.messageId(), rows.beginOn(c, r));
         }
         continue;
       }
-      for (InboxRecord inserted :
-          s.dialect.batchInsertIfAbsent(c, jdbc.table().value(), chunk, rows::readRecord)) {
+      for (InboxRecord inserted : s.batchInsertIfAbsent(c, chunk)) {
         decided.put(
             inserted.messageId(), BeginResult.of(Kind.CLAIMED, inserted, inserted.createdAt()));
       }
@@ -149,8 +149,7 @@ final class InboxBatches {
     List<Claim> distinct = new ArrayList<>(byId.values());
     for (int from = 0; from < distinct.size(); from += MAX_BATCH) {
       List<Claim> chunk = distinct.subList(from, Math.min(distinct.size(), from + MAX_BATCH));
-      for (InboxRecord done :
-          s.dialect.batchComplete(c, jdbc.table().value(), chunk, rows::readRecord)) {
+      for (InboxRecord done : s.batchComplete(c, chunk)) {
         completed.put(done.messageId(), done);
       }
     }

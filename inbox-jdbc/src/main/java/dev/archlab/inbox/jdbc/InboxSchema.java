@@ -108,9 +108,7 @@ public final class InboxSchema {
           "check schema",
           true,
           c -> {
-            try (PreparedStatement ps =
-                c.prepareStatement(
-                    "SELECT COUNT(*) FROM " + table + " WHERE consumer = ? AND message_id = ?")) {
+            try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).probe)) {
               ps.setString(1, "-");
               ps.setString(2, "-");
               ps.executeQuery().close();

@@ -8,9 +8,9 @@ import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.UnknownClaimException;
-import dev.archlab.inbox.jdbc.Statements.FencedSql;
-import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.jdbc.dialect.Statements;
+import dev.archlab.inbox.jdbc.dialect.Statements.FencedSql;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
@@ -186,17 +186,17 @@ final class InboxTable {
   /** Runs an insert-if-absent and returns the inserted record, or null if the key existed. */
   private InboxRecord insertedRecord(Connection c, PreparedStatement ps, BeginRequest r)
       throws SQLException {
-    JdbcDialect d = jdbc.statements(c).dialect;
-    if (d.insertReturnsRecord()) {
+    Statements s = jdbc.statements(c);
+    if (s.insertReturnsRecord()) {
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? readRecord(rs) : null;
+        return rs.next() ? s.readRecord(rs) : null;
       }
     }
     int inserted;
     try {
       inserted = ps.executeUpdate();
     } catch (SQLException e) {
-      if (d.classify(e) == SqlErrorKind.UNIQUE_VIOLATION) {
+      if (s.dialect.classify(e) == SqlErrorKind.UNIQUE_VIOLATION) {
         return null; // only H2 gets here; it rolls back just this statement
       }
       throw e;
@@ -238,7 +238,7 @@ final class InboxTable {
       if (sql.returning() != null) {
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
-            return readRecord(rs);
+            return s.readRecord(rs);
           }
         }
       } else if (ps.executeUpdate() == 1) {
@@ -265,39 +265,22 @@ final class InboxTable {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new Snapshot(readRecord(rs), s.dialect.getInstant(rs, "db_now")) : null;
+        return rs.next()
+            ? new Snapshot(s.readRecord(rs), s.dialect.getInstant(rs, "db_now"))
+            : null;
       }
     }
   }
 
   InboxRecord select(Connection c, String consumer, String messageId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).select)) {
+    Statements s = jdbc.statements(c);
+    try (PreparedStatement ps = c.prepareStatement(s.select)) {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? readRecord(rs) : null;
+        return rs.next() ? s.readRecord(rs) : null;
       }
     }
-  }
-
-  InboxRecord readRecord(ResultSet rs) throws SQLException {
-    // Every caller detected the dialect on its connection already: never borrow another here.
-    JdbcDialect d = jdbc.detected().dialect;
-    return new InboxRecord(
-        rs.getString("consumer"),
-        rs.getString("message_id"),
-        RecordState.valueOf(rs.getString("state")),
-        rs.getInt("attempts"),
-        d.getInstant(rs, "lease_until"),
-        d.getInstant(rs, "created_at"),
-        d.getInstant(rs, "updated_at"),
-        rs.getString("last_error"),
-        trimToNull(rs.getString("payload_hash")),
-        rs.getBytes("result"));
-  }
-
-  private static String trimToNull(String s) {
-    return s == null ? null : s.strip();
   }
 
   /** The database clock read on {@code c}, so a caller holding a connection needs no other. */
@@ -337,19 +320,18 @@ final class InboxTable {
   /** Reads many records of one consumer with the database's time, keyed by message id. */
   Map<String, Snapshot> selectManyWithNow(Connection c, List<BeginRequest> requests)
       throws SQLException {
-    JdbcDialect d = jdbc.statements(c).dialect;
+    Statements s = jdbc.statements(c);
     List<String> ids = new ArrayList<>(requests.size());
     for (BeginRequest r : requests) {
       ids.add(r.messageId());
     }
     Map<String, Snapshot> out = new HashMap<>();
-    try (PreparedStatement ps =
-        c.prepareStatement(d.selectManyWithNow(jdbc.table().value(), ids.size()))) {
-      d.bindKeys(ps, 1, requests.get(0).consumer(), ids);
+    try (PreparedStatement ps = c.prepareStatement(s.selectManyWithNow(ids.size()))) {
+      s.bindKeys(ps, 1, requests.get(0).consumer(), ids);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          InboxRecord r = readRecord(rs);
-          out.put(r.messageId(), new Snapshot(r, d.getInstant(rs, "db_now")));
+          InboxRecord r = s.readRecord(rs);
+          out.put(r.messageId(), new Snapshot(r, s.dialect.getInstant(rs, "db_now")));
         }
       }
     }
@@ -421,7 +403,7 @@ final class InboxTable {
       List<InboxRecord> out = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(readRecord(rs));
+          out.add(s.readRecord(rs));
         }
       }
       return List.copyOf(out);

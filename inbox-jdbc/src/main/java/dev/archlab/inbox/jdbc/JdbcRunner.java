@@ -2,10 +2,13 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.dialect.Dialects;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -22,13 +25,9 @@ final class JdbcRunner {
   /** Classifies errors that happen before a dialect could be detected. */
   private static final JdbcDialect GENERIC = new dev.archlab.inbox.jdbc.dialect.H2Dialect();
 
-  /** Classifies SQLite driver errors (result codes) before a dialect could be detected. */
-  private static final JdbcDialect SQLITE_RULES =
-      new dev.archlab.inbox.jdbc.dialect.SqliteDialect();
-
   /** Classifies MariaDB/MySQL driver errors (vendor codes) before a dialect could be detected. */
   private static final JdbcDialect MYSQL_RULES =
-      new dev.archlab.inbox.jdbc.dialect.MySqlDialect(true);
+      new dev.archlab.inbox.jdbc.dialect.MariaDbDialect();
 
   private final DataSource dataSource;
   private final TableName table;
@@ -156,10 +155,10 @@ final class JdbcRunner {
   private static JdbcDialect detectedOrGeneric(SQLException e) {
     String type = e.getClass().getName();
     int code = e.getErrorCode();
-    for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
-      if (t.getClass().getName().startsWith("org.sqlite.")) {
-        return SQLITE_RULES; // also behind a pool's or a DataSource's wrapper
-      }
+    // A dialect that knows its driver's exceptions (SQLite: result codes, no SQLStates) reads them.
+    Optional<JdbcDialect> raisedBy = Dialects.raisedBy(e);
+    if (raisedBy.isPresent()) {
+      return raisedBy.get();
     }
     boolean mysql =
         type.startsWith("org.mariadb.")
@@ -268,20 +267,6 @@ final class JdbcRunner {
     }
   }
 
-  /**
-   * The statements of the dialect already detected, for code that runs only after a call on a
-   * connection detected it; never borrows a connection.
-   *
-   * @throws IllegalStateException if no call has detected the dialect yet
-   */
-  Statements detected() {
-    Statements s = statements;
-    if (s == null) {
-      throw new IllegalStateException("the dialect has not been detected on a connection yet");
-    }
-    return s;
-  }
-
   /** The statements, detecting the dialect on {@code c} (which the caller already holds). */
   Statements statements(Connection c) throws SQLException {
     Statements s = statements;
@@ -291,7 +276,7 @@ final class JdbcRunner {
         if (s == null) {
           JdbcDialect dialect =
               configuredDialect != null ? configuredDialect : JdbcDialect.detect(c);
-          s = new Statements(dialect, table);
+          s = dialect.statements(table);
           statements = s;
         }
       }

@@ -47,9 +47,9 @@ final class SchemaInstaller {
     this.creationTimeout = creationTimeout;
   }
 
-  /** The name of the index the shipped DDL creates for this table. */
-  String indexName() {
-    return table.baseName() + "_state_updated_idx";
+  /** The name of the index the shipped DDL creates; asked after {@link #inspect()} detected. */
+  private String indexName() {
+    return jdbc.statements().indexName;
   }
 
   void createIfMissing() {
@@ -139,7 +139,8 @@ final class SchemaInstaller {
                 null);
           }
           boolean hasTable = d.tableExists(c, namespace, table.baseName());
-          boolean hasIndex = hasTable && d.indexExists(c, namespace, table.baseName(), indexName());
+          String index = jdbc.statements(c).indexName;
+          boolean hasIndex = hasTable && d.indexExists(c, namespace, table.baseName(), index);
           return new Found(hasTable, hasIndex);
         });
   }
@@ -151,7 +152,7 @@ final class SchemaInstaller {
   }
 
   private String createIndexSql() {
-    return "CREATE INDEX " + indexName() + " ON " + table + " (state, updated_at)";
+    return jdbc.statements().createIndex;
   }
 
   /** Runs {@code ddl} with the dialect's lock timeout; returns its failure, or null. */

@@ -32,6 +32,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -589,6 +590,32 @@ abstract class AbstractJdbcStoreTest {
       }
     }
     assertThat(effects("oc-lock")).isEqualTo(1);
+  }
+
+  @Test
+  @DisplayName("countByState counts one consumer's ids by prefix, LIKE wildcards taken literally")
+  void countByStateCountsOneRunOfIds() {
+    store.complete(begin("run", "r_1-0").claim(), null);
+    store.complete(begin("run", "r_1-1").claim(), null);
+    store.markDead(begin("run", "r_1-2").claim(), "poison");
+    store.markDead(begin("run", "r_1-3").claim(), "poison");
+    begin("run", "r_1-4");
+    // '_' and '%' in the prefix must not match any character.
+    store.complete(begin("run", "rX1-0").claim(), null);
+    store.markDead(begin("run", "r%1-0").claim(), "poison");
+    // Another consumer's record with a matching id.
+    store.complete(begin("other", "r_1-5").claim(), null);
+    InboxAdmin admin = store.admin();
+    assertThat(admin.countByState("run", "r_1-", null))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(RecordState.PROCESSING, 1L, RecordState.DONE, 2L, RecordState.DEAD, 2L));
+    assertThat(admin.countByState("run", "r_1-", "r_1-3"))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(RecordState.PROCESSING, 0L, RecordState.DONE, 2L, RecordState.DEAD, 1L));
+    assertThat(admin.countByState("run", "r%1-", null))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(RecordState.PROCESSING, 0L, RecordState.DONE, 0L, RecordState.DEAD, 1L));
+    assertThat(admin.countByState("run", "none-", null).values()).containsOnly(0L);
   }
 
   // ---- batches
@@ -1165,7 +1192,7 @@ abstract class AbstractJdbcStoreTest {
       Class<?> expected =
           switch (database().detectedDialectName()) {
             case "postgresql" -> dev.archlab.inbox.jdbc.dialect.PostgresDialect.class;
-            case "mariadb" -> dev.archlab.inbox.jdbc.dialect.MySqlDialect.class;
+            case "mariadb" -> dev.archlab.inbox.jdbc.dialect.MariaDbDialect.class;
             case "h2" -> dev.archlab.inbox.jdbc.dialect.H2Dialect.class;
             case "sqlite" -> dev.archlab.inbox.jdbc.dialect.SqliteDialect.class;
             default -> throw new AssertionError(database().detectedDialectName());
@@ -1201,7 +1228,7 @@ abstract class AbstractJdbcStoreTest {
           }
         };
       case "mariadb":
-        return new dev.archlab.inbox.jdbc.dialect.MySqlDialect(true) {
+        return new dev.archlab.inbox.jdbc.dialect.MariaDbDialect() {
           @Override
           public String now() {
             calls.incrementAndGet();

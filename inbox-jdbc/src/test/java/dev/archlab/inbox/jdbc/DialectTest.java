@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.jdbc.dialect.AbstractMySqlDialect;
+import dev.archlab.inbox.jdbc.dialect.Dialects;
 import dev.archlab.inbox.jdbc.dialect.H2Dialect;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
+import dev.archlab.inbox.jdbc.dialect.MariaDbDialect;
 import dev.archlab.inbox.jdbc.dialect.MySqlDialect;
 import dev.archlab.inbox.jdbc.dialect.PostgresDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.jdbc.dialect.SqliteDialect;
+import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -18,6 +23,7 @@ import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.DisplayName;
@@ -70,6 +76,7 @@ class DialectTest {
         // Older MariaDB servers and drivers report "MySQL"; the version string tells them apart.
         Arguments.of("MySQL", "5.5.5-10.11.6-MariaDB-0+deb12u1", "mariadb"),
         Arguments.of("MySQL", "8.0.36", "mysql"),
+        Arguments.of("SQLite", "3.51.1", "sqlite"),
         Arguments.of("H2", "2.5.252 (2025-06-30)", "h2"));
   }
 
@@ -79,10 +86,17 @@ class DialectTest {
   void detection(String product, String version, String expected) throws SQLException {
     JdbcDialect d = JdbcDialect.detect(reporting(product, version));
     assertThat(d.name()).isEqualTo(expected);
-    if (d instanceof MySqlDialect mysql) {
-      assertThat(mysql.isMariaDb()).isEqualTo(expected.equals("mariadb"));
-      assertThat(mysql.insertReturnsRecord()).isEqualTo(mysql.isMariaDb());
-      assertThat(mysql.supportsBatchInsert()).isEqualTo(mysql.isMariaDb());
+    assertThat(d)
+        .isSameAs(
+            Dialects.all().stream().filter(r -> r.name().equals(expected)).findAny().orElseThrow());
+    if (d instanceof AbstractMySqlDialect) {
+      // MariaDB returns inserted rows; MySQL reads them back and claims a batch one by one.
+      Statements s = d.statements(TableName.of("inbox"));
+      assertThat(d)
+          .isExactlyInstanceOf(
+              expected.equals("mariadb") ? MariaDbDialect.class : MySqlDialect.class);
+      assertThat(s.insertReturnsRecord()).isEqualTo(expected.equals("mariadb"));
+      assertThat(s.supportsBatchInsert()).isEqualTo(expected.equals("mariadb"));
     }
   }
 
@@ -92,7 +106,7 @@ class DialectTest {
     assertThatThrownBy(() -> JdbcDialect.detect(reporting("Oracle", "23ai")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("'Oracle'")
-        .hasMessageContaining("PostgreSQL, MySQL, MariaDB, SQLite, H2");
+        .hasMessageContaining("PostgreSQL, MariaDB, MySQL, SQLite, H2");
     assertThatThrownBy(() -> JdbcDialect.detect(reporting(null, null)))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("'null'");
@@ -107,7 +121,7 @@ class DialectTest {
   @Test
   @DisplayName("an explicit dialect is used without asking the database")
   void explicitDialectNeedsNoDetection() {
-    JdbcDialect mysql = new MySqlDialect(false);
+    JdbcDialect mysql = new MySqlDialect();
     JdbcInboxStore store = JdbcInboxStore.builder(unreachable()).dialect(mysql).build();
     assertThat(store.dialect()).isSameAs(mysql);
     assertThat(store.schemaSql()).contains("utf8mb4_0900_bin");
@@ -136,11 +150,47 @@ class DialectTest {
             });
   }
 
+  // ---- the registry ----------------------------------------------------------------------------
+
+  @Test
+  @DisplayName("the registry lists every database once; each URL prefix maps to its dialect")
+  void registry() {
+    assertThat(Dialects.all())
+        .extracting(JdbcDialect::name)
+        .containsExactly("postgresql", "mariadb", "mysql", "sqlite", "h2");
+    assertThat(Dialects.urlPrefixes())
+        .containsExactly(
+            "jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:", "jdbc:sqlite:", "jdbc:h2:");
+    for (JdbcDialect d : Dialects.all()) {
+      for (String prefix : d.urlPrefixes()) {
+        assertThat(Dialects.forUrl(prefix + "//db/app")).containsSame(d);
+        assertThat(Dialects.forUrl(prefix.toUpperCase(Locale.ROOT) + "//db/app")).containsSame(d);
+      }
+      assertThat(DialectTest.class.getClassLoader().getResource(d.schemaResource()))
+          .as("shipped DDL of " + d)
+          .isNotNull();
+    }
+    assertThat(Dialects.forUrl("jdbc:oracle:thin:@db:1521/app")).isEmpty();
+    assertThat(Dialects.forUrl("postgres://db/app")).isEmpty();
+    assertThat(Dialects.forUrl(null)).isEmpty();
+  }
+
+  @Test
+  @DisplayName("each dialect names its database's own default isolation level")
+  void isolationLevels() {
+    assertThat(PG.defaultIsolation()).isEqualTo(Connection.TRANSACTION_READ_COMMITTED);
+    assertThat(H2.defaultIsolation()).isEqualTo(Connection.TRANSACTION_READ_COMMITTED);
+    assertThat(MARIADB.defaultIsolation()).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
+    assertThat(MYSQL.defaultIsolation()).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
+    assertThat(new SqliteDialect().defaultIsolation())
+        .isEqualTo(Connection.TRANSACTION_SERIALIZABLE);
+  }
+
   // ---- error classification --------------------------------------------------------------------
 
   static final JdbcDialect PG = new PostgresDialect();
-  static final JdbcDialect MARIADB = new MySqlDialect(true);
-  static final JdbcDialect MYSQL = new MySqlDialect(false);
+  static final JdbcDialect MARIADB = new MariaDbDialect();
+  static final JdbcDialect MYSQL = new MySqlDialect();
   static final JdbcDialect H2 = new H2Dialect();
   static final List<JdbcDialect> ALL = List.of(PG, MARIADB, MYSQL, H2);
 
@@ -291,6 +341,16 @@ class DialectTest {
     }
 
     @Override
+    public String productName() {
+      return "Minimal";
+    }
+
+    @Override
+    public List<String> urlPrefixes() {
+      return List.of("jdbc:minimal:");
+    }
+
+    @Override
     public String now() {
       return sql.now();
     }
@@ -298,27 +358,6 @@ class DialectTest {
     @Override
     public String nowPlusMicros() {
       return sql.nowPlusMicros();
-    }
-
-    @Override
-    protected String insertIfAbsent(String table, String stateAttemptsLease) {
-      return sql.insertIfAbsent(table)
-          .replace("'PROCESSING', 1, " + sql.nowPlusMicros(), stateAttemptsLease);
-    }
-
-    @Override
-    public boolean insertReturnsRecord() {
-      return false;
-    }
-
-    @Override
-    public String updateReturning(String update) {
-      return null;
-    }
-
-    @Override
-    public String pruneBatch(String table, boolean perConsumer) {
-      return sql.pruneBatch(table, perConsumer);
     }
   }
 

@@ -4,10 +4,10 @@ import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.MySqlDialect;
 
 /**
- * The MySQL 8 code path on the MariaDB server: every store of these tests is given {@code new
- * MySqlDialect(false)}, so claims read the inserted row back instead of using {@code RETURNING},
- * fenced updates re-read the row, batch claims go one by one, and a one-commit lock timeout saves,
- * sets and restores the session variable. Its tables live in a schema of their own ({@value
+ * The MySQL 8 code path on the MariaDB server: every store of these tests is given {@link
+ * MySqlDialect}, so claims read the inserted row back instead of using {@code RETURNING}, fenced
+ * updates re-read the row, batch claims go one by one, and a one-commit lock timeout saves, sets
+ * and restores the session variable. Its tables live in a schema of their own ({@value
  * MariaDbDatabase#MYSQL_DIALECT_SCHEMA}).
  *
  * <p>Only the table is created from the MariaDB DDL: MariaDB accepts the MySQL file's {@code
@@ -26,10 +26,6 @@ final class MySqlDialectOnMariaDb extends TestDatabase {
 
   /** The MySQL dialect, creating its tables from the MariaDB DDL (see the class comment). */
   static final class MySqlDialectWithMariaDbDdl extends MySqlDialect {
-    MySqlDialectWithMariaDbDdl() {
-      super(false);
-    }
-
     @Override
     public String schemaResource() {
       return "dev/archlab/inbox/jdbc/schema/mariadb/V1__create_inbox.sql";

@@ -141,6 +141,8 @@ class StoreUsesNoJvmClockTest {
         .anyMatch(p -> p.endsWith("JdbcInboxStore.class"))
         .anyMatch(p -> p.endsWith("dialect/PostgresDialect.class"))
         .anyMatch(p -> p.endsWith("dialect/MySqlDialect.class"))
+        .anyMatch(p -> p.endsWith("dialect/MariaDbDialect.class"))
+        .anyMatch(p -> p.endsWith("dialect/Statements.class"))
         .anyMatch(p -> p.endsWith("dialect/H2Dialect.class"))
         .anyMatch(p -> p.endsWith("dialect/JdbcDialect.class"))
         .hasSizeGreaterThan(20);

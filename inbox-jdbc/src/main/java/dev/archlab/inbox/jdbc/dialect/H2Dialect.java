@@ -1,5 +1,6 @@
 package dev.archlab.inbox.jdbc.dialect;
 
+import dev.archlab.inbox.jdbc.TableName;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +18,16 @@ public class H2Dialect extends JdbcDialect {
   }
 
   @Override
+  public String productName() {
+    return "H2";
+  }
+
+  @Override
+  public List<String> urlPrefixes() {
+    return List.of("jdbc:h2:");
+  }
+
+  @Override
   public String now() {
     return "CURRENT_TIMESTAMP(6)";
   }
@@ -26,33 +37,15 @@ public class H2Dialect extends JdbcDialect {
     return "DATEADD(MICROSECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP(6))";
   }
 
+  /** The standard catalogue, with fenced updates returning the row through {@code FINAL TABLE}. */
   @Override
-  protected String insertIfAbsent(String table, String stateAttemptsLease) {
-    return "INSERT INTO "
-        + table
-        + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
-        + " payload_hash) VALUES (?, ?, "
-        + stateAttemptsLease
-        + ", CURRENT_TIMESTAMP(6), CURRENT_TIMESTAMP(6), ?)";
-  }
-
-  @Override
-  public boolean insertReturnsRecord() {
-    return false;
-  }
-
-  @Override
-  public String updateReturning(String update) {
-    return "SELECT " + COLUMNS + " FROM FINAL TABLE (" + update + ")";
-  }
-
-  @Override
-  public String pruneBatch(String table, boolean perConsumer) {
-    return "DELETE FROM "
-        + table
-        + " WHERE state = 'DONE' AND updated_at < ?"
-        + (perConsumer ? " AND consumer = ?" : "")
-        + " FETCH FIRST ? ROWS ONLY";
+  public Statements statements(TableName table) {
+    return new Statements(this, table) {
+      @Override
+      protected String returningSql(String update) {
+        return "SELECT " + COLUMNS + " FROM FINAL TABLE (" + update + ")";
+      }
+    };
   }
 
   /**

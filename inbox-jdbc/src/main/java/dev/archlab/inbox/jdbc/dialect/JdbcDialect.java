@@ -1,10 +1,8 @@
 package dev.archlab.inbox.jdbc.dialect;
 
-import dev.archlab.inbox.Claim;
-import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidConfigurationException;
-import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.jdbc.TableName;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -15,13 +13,15 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
+import java.util.Optional;
 
 /**
- * What differs between databases: SQL for the store's statements, how the database's clock is read,
- * how timestamps travel, and which SQLStates mean what. One subclass per database family; {@link
+ * What differs between databases: how the database is recognised (product name, JDBC URL prefixes),
+ * its default isolation level, how its clock is read and timestamps travel, the catalogue of
+ * statements on the inbox table ({@link #statements}), how lock waits are bounded, and which
+ * SQLStates mean what. One subclass per database; {@link Dialects} lists them, {@link
  * #detect(Connection)} picks one from {@link DatabaseMetaData}, and a user may pass one explicitly.
  *
  * <p>Every statement takes the table name from a validated identifier and everything else as bind
@@ -29,13 +29,69 @@ import java.util.Map;
  */
 public abstract class JdbcDialect {
 
-  /** The store's columns, in the order every SELECT and RETURNING lists them. */
-  public static final String COLUMNS =
-      "consumer, message_id, state, attempts, lease_until, created_at, updated_at, last_error,"
-          + " payload_hash, result";
-
   /** A short name such as "postgresql", used in messages and to find the DDL resource. */
   public abstract String name();
+
+  /** The product as people write it, such as "PostgreSQL", for messages. */
+  public abstract String productName();
+
+  /**
+   * The JDBC URL prefixes of this database's drivers, lower case, such as {@code "jdbc:h2:"}; tools
+   * (the {@code inbox} command) accept a URL only if some registered dialect claims its prefix.
+   */
+  public abstract List<String> urlPrefixes();
+
+  /**
+   * The database's own default isolation level, a {@link Connection} {@code TRANSACTION_…}
+   * constant. Pools that want it named (the {@code inbox} command's) set this one; the store's
+   * guarantees do not depend on a stricter level. This default: READ COMMITTED.
+   */
+  public int defaultIsolation() {
+    return Connection.TRANSACTION_READ_COMMITTED;
+  }
+
+  /**
+   * {@code jdbcUrl}, a URL of this database, with the connection settings the store needs here
+   * added where the URL does not name them; settings it names are kept as they are (the store
+   * refuses a wrong one when it connects, see {@link #checkConnection}). For tools that take a URL
+   * from a user. This default returns the URL unchanged.
+   */
+  public String withRequiredSettings(String jdbcUrl) {
+    return jdbcUrl;
+  }
+
+  /**
+   * The URL of a database file in {@code directory} with the settings the store needs, if this
+   * database can be a tool's embedded default: a file that several processes share and whose
+   * commits survive a kill of any of them. Getting it may point the driver's own files into {@code
+   * directory}. This default: empty (a server, or, like H2, not kill-safe).
+   */
+  public Optional<String> embeddedUrl(Path directory) {
+    return Optional.empty();
+  }
+
+  /**
+   * Whether {@code e} or one of its causes was raised by this database's driver, so that its vendor
+   * codes can be read before a dialect is detected (for a database without SQLStates). This
+   * default: false.
+   */
+  public boolean raisedByDriver(SQLException e) {
+    return false;
+  }
+
+  /**
+   * Whether this dialect serves a database whose metadata reports {@code product} and {@code
+   * version} (either may be null). This default: the product name contains {@link #productName()},
+   * ignoring case.
+   */
+  protected boolean recognises(String product, String version) {
+    return lower(product).contains(lower(productName()));
+  }
+
+  /** {@code s} in lower case; null as empty. */
+  protected static String lower(String s) {
+    return s == null ? "" : s.toLowerCase(Locale.ROOT);
+  }
 
   /** An SQL expression for the database's current time, comparable with the stored columns. */
   public abstract String now();
@@ -44,50 +100,12 @@ public abstract class JdbcDialect {
   public abstract String nowPlusMicros();
 
   /**
-   * {@code INSERT} of a new PROCESSING record that does nothing if the key exists. Parameters:
-   * consumer, message id, lease in microseconds, payload hash. When {@link #insertReturnsRecord()}
-   * it returns the inserted row's {@link #COLUMNS}; otherwise its update count says whether it
-   * inserted.
+   * The catalogue of every statement on {@code table} in this database. A store builds it once.
+   * This default is the standard catalogue; a dialect whose database writes some statement
+   * differently returns a subclass that overrides just that statement.
    */
-  public final String insertIfAbsent(String table) {
-    return insertIfAbsent(table, "'PROCESSING', 1, " + nowPlusMicros());
-  }
-
-  /**
-   * {@code INSERT} of a new record that is DONE at once (attempts 1, no lease), doing nothing if
-   * the key exists: the one-commit mode's claim, made visible only by the commit that also carries
-   * the business writes. Parameters: consumer, message id, payload hash. Returns like {@link
-   * #insertIfAbsent(String)}.
-   */
-  public final String insertDoneIfAbsent(String table) {
-    return insertIfAbsent(table, "'DONE', 1, NULL");
-  }
-
-  /**
-   * The insert-if-absent statement with {@code stateAttemptsLease} as the SQL for the state,
-   * attempts and lease_until values; its parameters are consumer, message id, those of {@code
-   * stateAttemptsLease}, payload hash.
-   */
-  protected abstract String insertIfAbsent(String table, String stateAttemptsLease);
-
-  /** Whether {@link #insertIfAbsent} returns the inserted row in one round trip. */
-  public abstract boolean insertReturnsRecord();
-
-  /**
-   * Wraps a single-row {@code UPDATE} so that it returns the updated row's {@link #COLUMNS}, or
-   * returns null if the database cannot, in which case the store reads the row afterwards.
-   */
-  public abstract String updateReturning(String update);
-
-  /**
-   * Deletes up to a bound number of DONE rows updated before a bound time. Parameters: before,
-   * [consumer if {@code perConsumer}], batch size.
-   */
-  public abstract String pruneBatch(String table, boolean perConsumer);
-
-  /** A clause that limits a SELECT to a bound number of rows, placed at the end. */
-  public String limit() {
-    return "FETCH FIRST ? ROWS ONLY";
+  public Statements statements(TableName table) {
+    return new Statements(this, table);
   }
 
   /**
@@ -202,10 +220,10 @@ public abstract class JdbcDialect {
   protected static String fold(Connection c, String identifier) throws SQLException {
     DatabaseMetaData meta = c.getMetaData();
     if (meta.storesUpperCaseIdentifiers()) {
-      return identifier.toUpperCase(java.util.Locale.ROOT);
+      return identifier.toUpperCase(Locale.ROOT);
     }
     if (meta.storesLowerCaseIdentifiers()) {
-      return identifier.toLowerCase(java.util.Locale.ROOT);
+      return identifier.toLowerCase(Locale.ROOT);
     }
     return identifier;
   }
@@ -282,124 +300,6 @@ public abstract class JdbcDialect {
    */
   public void checkConnection(Connection c) throws SQLException {}
 
-  // ---- batches ---------------------------------------------------------------------------------
-
-  /** Whether {@link #batchInsertIfAbsent} is available; otherwise ids are claimed one by one. */
-  public boolean supportsBatchInsert() {
-    return false;
-  }
-
-  /**
-   * Inserts a new PROCESSING record for every request (one consumer) whose key does not exist, in
-   * one statement, and returns the inserted records. Keys that exist are left alone and not
-   * returned. Only called when {@link #supportsBatchInsert()}.
-   */
-  public List<InboxRecord> batchInsertIfAbsent(
-      Connection c, String table, List<BeginRequest> requests, RecordReader reader)
-      throws SQLException {
-    throw new UnsupportedOperationException(name() + " has no batch insert");
-  }
-
-  /** Reads many keys of one consumer with the database's time as {@code db_now}. */
-  public String selectManyWithNow(String table, int count) {
-    return "SELECT "
-        + COLUMNS
-        + ", "
-        + now()
-        + " AS db_now FROM "
-        + table
-        + " WHERE consumer = ? AND message_id IN ("
-        + placeholders(count, "?")
-        + ")";
-  }
-
-  /** Binds a consumer and its message ids for {@link #selectManyWithNow}. */
-  public void bindKeys(PreparedStatement ps, int from, String consumer, List<String> ids)
-      throws SQLException {
-    ps.setString(from, consumer);
-    for (int i = 0; i < ids.size(); i++) {
-      ps.setString(from + 1 + i, ids.get(i));
-    }
-  }
-
-  /**
-   * Marks DONE every claim (one consumer, distinct ids) that is still current, inside the caller's
-   * transaction, and returns the DONE records. Claims no longer current are left alone and not
-   * returned. This default locks the rows, decides, then updates exactly the current ones.
-   */
-  public List<InboxRecord> batchComplete(
-      Connection c, String table, List<Claim> claims, RecordReader reader) throws SQLException {
-    String consumer = claims.get(0).consumer();
-    List<String> ids = new ArrayList<>(claims.size());
-    for (Claim claim : claims) {
-      ids.add(claim.messageId());
-    }
-    Map<String, InboxRecord> rows = new HashMap<>();
-    Instant now = null;
-    try (PreparedStatement ps =
-        c.prepareStatement(selectManyWithNow(table, ids.size()) + " FOR UPDATE")) {
-      bindKeys(ps, 1, consumer, ids);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          InboxRecord r = reader.read(rs);
-          rows.put(r.messageId(), r);
-          now = getInstant(rs, "db_now");
-        }
-      }
-    }
-    List<InboxRecord> current = new ArrayList<>();
-    for (Claim claim : claims) {
-      InboxRecord r = rows.get(claim.messageId());
-      if (r != null
-          && r.state() == RecordState.PROCESSING
-          && r.attempts() == claim.fencingToken()) {
-        current.add(r);
-      }
-    }
-    if (current.isEmpty()) {
-      return List.of();
-    }
-    String update =
-        "UPDATE "
-            + table
-            + " SET state = 'DONE', lease_until = NULL, updated_at = ?, result = NULL"
-            + " WHERE consumer = ? AND state = 'PROCESSING' AND (message_id, attempts) IN ("
-            + placeholders(current.size(), "(?, ?)")
-            + ")";
-    try (PreparedStatement ps = c.prepareStatement(update)) {
-      setInstant(ps, 1, now);
-      ps.setString(2, consumer);
-      int i = 3;
-      for (InboxRecord r : current) {
-        ps.setString(i++, r.messageId());
-        ps.setInt(i++, r.attempts());
-      }
-      int updated = ps.executeUpdate();
-      if (updated != current.size()) {
-        // The rows are locked by this transaction; anything else means the lock did not hold.
-        throw new SQLException(
-            "batch complete updated " + updated + " of " + current.size() + " locked rows");
-      }
-    }
-    List<InboxRecord> done = new ArrayList<>(current.size());
-    for (InboxRecord r : current) {
-      done.add(r.transitioned(RecordState.DONE, r.attempts(), null, now, r.lastError()));
-    }
-    return done;
-  }
-
-  /** {@code count} copies of {@code each}, comma-separated. */
-  protected static String placeholders(int count, String each) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < count; i++) {
-      if (i > 0) {
-        sb.append(", ");
-      }
-      sb.append(each);
-    }
-    return sb.toString();
-  }
-
   /** Pools and drivers report refused and lost connections as these types, state or not. */
   private static boolean connectionClass(SQLException e) {
     return e instanceof java.sql.SQLTransientConnectionException
@@ -408,38 +308,12 @@ public abstract class JdbcDialect {
   }
 
   /**
-   * Picks the dialect for the database behind {@code connection}.
+   * Picks the registered dialect (see {@link Dialects}) for the database behind {@code connection}.
    *
    * @throws InvalidConfigurationException naming the product if no dialect supports it
    */
   public static JdbcDialect detect(Connection connection) throws SQLException {
-    DatabaseMetaData meta = connection.getMetaData();
-    String product = meta.getDatabaseProductName();
-    String lower = product == null ? "" : product.toLowerCase(java.util.Locale.ROOT);
-    if (lower.contains("postgresql")) {
-      return new PostgresDialect();
-    }
-    if (lower.contains("mariadb")) {
-      return new MySqlDialect(true);
-    }
-    if (lower.contains("mysql")) {
-      // MariaDB servers may still report "MySQL"; their version string says MariaDB.
-      String version = meta.getDatabaseProductVersion();
-      boolean maria =
-          version != null && version.toLowerCase(java.util.Locale.ROOT).contains("mariadb");
-      return new MySqlDialect(maria);
-    }
-    if (lower.contains("h2")) {
-      return new H2Dialect();
-    }
-    if (lower.contains("sqlite")) {
-      return new SqliteDialect();
-    }
-    throw new InvalidConfigurationException(
-        "no inbox dialect for database product '"
-            + product
-            + "'; supported: PostgreSQL, MySQL, MariaDB, SQLite, H2 (pass a JdbcDialect explicitly to"
-            + " override)");
+    return Dialects.detect(connection);
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.archlab.inbox.jdbc.dialect;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.jdbc.TableName;
 import dev.archlab.inbox.store.BeginRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,6 +26,16 @@ public class PostgresDialect extends JdbcDialect {
   }
 
   @Override
+  public String productName() {
+    return "PostgreSQL";
+  }
+
+  @Override
+  public List<String> urlPrefixes() {
+    return List.of("jdbc:postgresql:");
+  }
+
+  @Override
   public String now() {
     return "statement_timestamp()";
   }
@@ -35,41 +46,8 @@ public class PostgresDialect extends JdbcDialect {
   }
 
   @Override
-  protected String insertIfAbsent(String table, String stateAttemptsLease) {
-    return "INSERT INTO "
-        + table
-        + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
-        + " payload_hash) VALUES (?, ?, "
-        + stateAttemptsLease
-        + ", statement_timestamp(), statement_timestamp(), ?)"
-        + " ON CONFLICT (consumer, message_id) DO NOTHING RETURNING "
-        + COLUMNS;
-  }
-
-  @Override
-  public boolean insertReturnsRecord() {
-    return true;
-  }
-
-  @Override
-  public String updateReturning(String update) {
-    return update + " RETURNING " + COLUMNS;
-  }
-
-  @Override
-  public String pruneBatch(String table, boolean perConsumer) {
-    // PostgreSQL has no DELETE … LIMIT; a bounded ctid sub-select keeps each batch short. Only
-    // the state is checked again outside it, so that whatever happened to a row since the
-    // sub-select, a row that is not DONE is never deleted. updated_at is not checked again: the
-    // sub-select and the DELETE share one snapshot, and DONE rows are never updated.
-    String where = "state = 'DONE' AND updated_at < ?" + (perConsumer ? " AND consumer = ?" : "");
-    return "DELETE FROM "
-        + table
-        + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM "
-        + table
-        + " WHERE "
-        + where
-        + " LIMIT ?)) AND state = 'DONE'";
+  public Statements statements(TableName table) {
+    return new PostgresStatements(this, table);
   }
 
   /**
@@ -138,100 +116,142 @@ public class PostgresDialect extends JdbcDialect {
     return super.classify(e);
   }
 
-  @Override
-  public boolean supportsBatchInsert() {
-    return true;
-  }
+  /**
+   * PostgreSQL's statements: claims by {@code ON CONFLICT DO NOTHING RETURNING}, fenced updates
+   * with {@code RETURNING}, prune through a bounded {@code ctid} sub-select, and batches over
+   * arrays, so each batch statement's text is the same whatever its size.
+   */
+  private static final class PostgresStatements extends Statements {
 
-  @Override
-  public List<InboxRecord> batchInsertIfAbsent(
-      Connection c, String table, List<BeginRequest> requests, RecordReader reader)
-      throws SQLException {
-    // Arrays keep the statement text fixed whatever the batch size: one prepared statement.
-    String sql =
-        "INSERT INTO "
-            + table
-            + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
-            + " payload_hash) SELECT ?, x.m, 'PROCESSING', 1,"
-            + " statement_timestamp() + x.l * INTERVAL '1 microsecond',"
-            + " statement_timestamp(), statement_timestamp(), x.h"
-            + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))"
-            + " AS x(m, l, h)"
-            + " ON CONFLICT (consumer, message_id) DO NOTHING RETURNING "
-            + COLUMNS;
-    String[] ids = new String[requests.size()];
-    Long[] leases = new Long[requests.size()];
-    String[] hashes = new String[requests.size()];
-    for (int i = 0; i < requests.size(); i++) {
-      BeginRequest r = requests.get(i);
-      ids[i] = r.messageId();
-      leases[i] = r.lease().toNanos() / 1_000;
-      hashes[i] = r.payloadHash();
+    PostgresStatements(PostgresDialect dialect, TableName table) {
+      super(dialect, table);
     }
-    List<InboxRecord> inserted = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setString(1, requests.get(0).consumer());
-      ps.setArray(2, c.createArrayOf("varchar", ids));
-      ps.setArray(3, c.createArrayOf("bigint", leases));
-      ps.setArray(4, c.createArrayOf("varchar", hashes));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          inserted.add(reader.read(rs));
+
+    @Override
+    protected String insertSql(String stateAttemptsLease) {
+      return super.insertSql(stateAttemptsLease)
+          + " ON CONFLICT (consumer, message_id) DO NOTHING RETURNING "
+          + COLUMNS;
+    }
+
+    @Override
+    public boolean insertReturnsRecord() {
+      return true;
+    }
+
+    @Override
+    protected String returningSql(String update) {
+      return update + " RETURNING " + COLUMNS;
+    }
+
+    @Override
+    protected String pruneSql(boolean perConsumer) {
+      // PostgreSQL has no DELETE … LIMIT; a bounded ctid sub-select keeps each batch short. Only
+      // the state is checked again outside it, so that whatever happened to a row since the
+      // sub-select, a row that is not DONE is never deleted. updated_at is not checked again: the
+      // sub-select and the DELETE share one snapshot, and DONE rows are never updated.
+      String where = "state = 'DONE' AND updated_at < ?" + (perConsumer ? " AND consumer = ?" : "");
+      return "DELETE FROM "
+          + table
+          + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM "
+          + table
+          + " WHERE "
+          + where
+          + " LIMIT ?)) AND state = 'DONE'";
+    }
+
+    @Override
+    public boolean supportsBatchInsert() {
+      return true;
+    }
+
+    @Override
+    public List<InboxRecord> batchInsertIfAbsent(Connection c, List<BeginRequest> requests)
+        throws SQLException {
+      String sql =
+          "INSERT INTO "
+              + table
+              + INSERT_COLUMNS
+              + " SELECT ?, x.m, 'PROCESSING', 1,"
+              + " statement_timestamp() + x.l * INTERVAL '1 microsecond',"
+              + " statement_timestamp(), statement_timestamp(), x.h"
+              + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))"
+              + " AS x(m, l, h)"
+              + " ON CONFLICT (consumer, message_id) DO NOTHING RETURNING "
+              + COLUMNS;
+      String[] ids = new String[requests.size()];
+      Long[] leases = new Long[requests.size()];
+      String[] hashes = new String[requests.size()];
+      for (int i = 0; i < requests.size(); i++) {
+        BeginRequest r = requests.get(i);
+        ids[i] = r.messageId();
+        leases[i] = r.lease().toNanos() / 1_000;
+        hashes[i] = r.payloadHash();
+      }
+      List<InboxRecord> inserted = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        ps.setString(1, requests.get(0).consumer());
+        ps.setArray(2, c.createArrayOf("varchar", ids));
+        ps.setArray(3, c.createArrayOf("bigint", leases));
+        ps.setArray(4, c.createArrayOf("varchar", hashes));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            inserted.add(readRecord(rs));
+          }
         }
       }
+      return inserted;
     }
-    return inserted;
-  }
 
-  @Override
-  public String selectManyWithNow(String table, int count) {
-    return "SELECT "
-        + COLUMNS
-        + ", statement_timestamp() AS db_now FROM "
-        + table
-        + " WHERE consumer = ? AND message_id = ANY (CAST(? AS VARCHAR[]))";
-  }
-
-  @Override
-  public void bindKeys(PreparedStatement ps, int from, String consumer, List<String> ids)
-      throws SQLException {
-    ps.setString(from, consumer);
-    ps.setArray(from + 1, ps.getConnection().createArrayOf("varchar", ids.toArray()));
-  }
-
-  @Override
-  public List<InboxRecord> batchComplete(
-      Connection c, String table, List<Claim> claims, RecordReader reader) throws SQLException {
-    StringBuilder returning = new StringBuilder();
-    for (String col : COLUMNS.split(",\\s*")) {
-      returning.append(returning.length() == 0 ? "" : ", ").append("t.").append(col);
+    @Override
+    public String selectManyWithNow(int count) {
+      return "SELECT "
+          + COLUMNS
+          + ", statement_timestamp() AS db_now FROM "
+          + table
+          + " WHERE consumer = ? AND message_id = ANY (CAST(? AS VARCHAR[]))";
     }
-    String sql =
-        "UPDATE "
-            + table
-            + " AS t SET state = 'DONE', lease_until = NULL, updated_at = statement_timestamp(),"
-            + " result = NULL"
-            + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS INTEGER[])) AS x(m, a)"
-            + " WHERE t.consumer = ? AND t.message_id = x.m AND t.attempts = x.a"
-            + " AND t.state = 'PROCESSING' RETURNING "
-            + returning;
-    String[] ids = new String[claims.size()];
-    Integer[] tokens = new Integer[claims.size()];
-    for (int i = 0; i < claims.size(); i++) {
-      ids[i] = claims.get(i).messageId();
-      tokens[i] = claims.get(i).fencingToken();
+
+    @Override
+    public void bindKeys(PreparedStatement ps, int from, String consumer, List<String> ids)
+        throws SQLException {
+      ps.setString(from, consumer);
+      ps.setArray(from + 1, ps.getConnection().createArrayOf("varchar", ids.toArray()));
     }
-    List<InboxRecord> done = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setArray(1, c.createArrayOf("varchar", ids));
-      ps.setArray(2, c.createArrayOf("integer", tokens));
-      ps.setString(3, claims.get(0).consumer());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          done.add(reader.read(rs));
+
+    @Override
+    public List<InboxRecord> batchComplete(Connection c, List<Claim> claims) throws SQLException {
+      StringBuilder returning = new StringBuilder();
+      for (String col : COLUMNS.split(",\\s*")) {
+        returning.append(returning.length() == 0 ? "" : ", ").append("t.").append(col);
+      }
+      String sql =
+          "UPDATE "
+              + table
+              + " AS t SET state = 'DONE', lease_until = NULL, updated_at = statement_timestamp(),"
+              + " result = NULL"
+              + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS INTEGER[])) AS x(m, a)"
+              + " WHERE t.consumer = ? AND t.message_id = x.m AND t.attempts = x.a"
+              + " AND t.state = 'PROCESSING' RETURNING "
+              + returning;
+      String[] ids = new String[claims.size()];
+      Integer[] tokens = new Integer[claims.size()];
+      for (int i = 0; i < claims.size(); i++) {
+        ids[i] = claims.get(i).messageId();
+        tokens[i] = claims.get(i).fencingToken();
+      }
+      List<InboxRecord> done = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        ps.setArray(1, c.createArrayOf("varchar", ids));
+        ps.setArray(2, c.createArrayOf("integer", tokens));
+        ps.setString(3, claims.get(0).consumer());
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            done.add(readRecord(rs));
+          }
         }
       }
+      return done;
     }
-    return done;
   }
 }

@@ -1,9 +1,7 @@
 package dev.archlab.inbox.jdbc.dialect;
 
-import dev.archlab.inbox.Claim;
-import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidConfigurationException;
-import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.jdbc.TableName;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,9 +13,11 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -73,9 +73,97 @@ public class SqliteDialect extends JdbcDialect {
   private static final int SQLITE_FULL = 13;
   private static final int SQLITE_NOTADB = 26;
 
+  /** The file name of the embedded database in its directory (see {@link #embeddedUrl}). */
+  public static final String EMBEDDED_FILE = "inbox.db";
+
+  /** The settings the store needs on every connection, as JDBC URL parameters. */
+  private static final List<String[]> REQUIRED_SETTINGS =
+      List.of(
+          new String[] {"journal_mode", "WAL"},
+          new String[] {"transaction_mode", "IMMEDIATE"},
+          new String[] {"busy_timeout", String.valueOf(DEFAULT_BUSY_TIMEOUT.toMillis())});
+
+  private static final String URL_PREFIX = "jdbc:sqlite:";
+
   @Override
   public String name() {
     return "sqlite";
+  }
+
+  @Override
+  public String productName() {
+    return "SQLite";
+  }
+
+  @Override
+  public List<String> urlPrefixes() {
+    return List.of(URL_PREFIX);
+  }
+
+  /** SERIALIZABLE: SQLite's transactions are serializable, always. */
+  @Override
+  public int defaultIsolation() {
+    return Connection.TRANSACTION_SERIALIZABLE;
+  }
+
+  /**
+   * Adds {@code journal_mode=WAL}, {@code transaction_mode=IMMEDIATE} and {@code busy_timeout} (of
+   * {@link #DEFAULT_BUSY_TIMEOUT}) where the URL does not name them, so that a plain file URL
+   * works.
+   */
+  @Override
+  public String withRequiredSettings(String jdbcUrl) {
+    if (!jdbcUrl.regionMatches(true, 0, URL_PREFIX, 0, URL_PREFIX.length())) {
+      return jdbcUrl;
+    }
+    int query = jdbcUrl.indexOf('?');
+    Set<String> named = new HashSet<>();
+    if (query >= 0) {
+      for (String parameter : jdbcUrl.substring(query + 1).split("&", -1)) {
+        int eq = parameter.indexOf('=');
+        named.add(lower(eq < 0 ? parameter : parameter.substring(0, eq)));
+      }
+    }
+    StringBuilder out = new StringBuilder(jdbcUrl);
+    boolean first = query < 0;
+    for (String[] setting : REQUIRED_SETTINGS) {
+      if (named.contains(setting[0])) {
+        continue;
+      }
+      if (first) {
+        out.append('?');
+        first = false;
+      } else if (!(out.charAt(out.length() - 1) == '?' || out.charAt(out.length() - 1) == '&')) {
+        out.append('&');
+      }
+      out.append(setting[0]).append('=').append(setting[1]);
+    }
+    return out.toString();
+  }
+
+  /**
+   * The file {@code directory/inbox.db} ({@link #jdbcUrl}, {@link #DEFAULT_BUSY_TIMEOUT}). The
+   * driver extracts its native library on every start and a killed process leaves it behind, so
+   * unless {@code org.sqlite.tmpdir} is set already it is pointed into {@code directory}, not the
+   * system temp directory; the driver reads it when it loads, at its first connection.
+   */
+  @Override
+  public Optional<String> embeddedUrl(Path directory) {
+    if (System.getProperty("org.sqlite.tmpdir") == null) {
+      System.setProperty("org.sqlite.tmpdir", directory.toAbsolutePath().normalize().toString());
+    }
+    return Optional.of(jdbcUrl(directory.resolve(EMBEDDED_FILE), DEFAULT_BUSY_TIMEOUT));
+  }
+
+  /** The xerial driver's exceptions, or this dialect's diagnosis of a file it could not open. */
+  @Override
+  public boolean raisedByDriver(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof OpenFailure || t.getClass().getName().startsWith("org.sqlite.")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override
@@ -90,45 +178,8 @@ public class SqliteDialect extends JdbcDialect {
   }
 
   @Override
-  protected String insertIfAbsent(String table, String stateAttemptsLease) {
-    return "INSERT INTO "
-        + table
-        + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
-        + " payload_hash) VALUES (?, ?, "
-        + stateAttemptsLease
-        + ", "
-        + NOW
-        + ", "
-        + NOW
-        + ", ?) ON CONFLICT DO NOTHING RETURNING "
-        + COLUMNS;
-  }
-
-  @Override
-  public boolean insertReturnsRecord() {
-    return true;
-  }
-
-  @Override
-  public String updateReturning(String update) {
-    return update + " RETURNING " + COLUMNS;
-  }
-
-  @Override
-  public String limit() {
-    return "LIMIT ?";
-  }
-
-  /** SQLite has no {@code DELETE … LIMIT} by default: a bounded rowid sub-select instead. */
-  @Override
-  public String pruneBatch(String table, boolean perConsumer) {
-    return "DELETE FROM "
-        + table
-        + " WHERE rowid IN (SELECT rowid FROM "
-        + table
-        + " WHERE state = 'DONE' AND updated_at < ?"
-        + (perConsumer ? " AND consumer = ?" : "")
-        + " LIMIT ?)";
+  public Statements statements(TableName table) {
+    return new SqliteStatements(this, table);
   }
 
   @Override
@@ -176,80 +227,6 @@ public class SqliteDialect extends JdbcDialect {
   /** The catalog of {@code namespace} (a validated identifier), or of the main database. */
   private static String master(String namespace) {
     return (namespace == null ? "main" : namespace) + ".sqlite_master";
-  }
-
-  // ---- batches
-  // -----------------------------------------------------------------------------------
-
-  @Override
-  public boolean supportsBatchInsert() {
-    return true;
-  }
-
-  @Override
-  public List<InboxRecord> batchInsertIfAbsent(
-      Connection c, String table, List<BeginRequest> requests, RecordReader reader)
-      throws SQLException {
-    String row = "(?, ?, 'PROCESSING', 1, " + nowPlusMicros() + ", " + NOW + ", " + NOW + ", ?)";
-    String sql =
-        "INSERT INTO "
-            + table
-            + " (consumer, message_id, state, attempts, lease_until, created_at, updated_at,"
-            + " payload_hash) VALUES "
-            + placeholders(requests.size(), row)
-            + " ON CONFLICT DO NOTHING RETURNING "
-            + COLUMNS;
-    List<InboxRecord> inserted = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      int i = 1;
-      for (BeginRequest r : requests) {
-        ps.setString(i++, r.consumer());
-        ps.setString(i++, r.messageId());
-        ps.setLong(i++, r.lease().toNanos() / 1_000);
-        ps.setString(i++, r.payloadHash());
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          inserted.add(reader.read(rs));
-        }
-      }
-    }
-    return inserted;
-  }
-
-  /**
-   * One fenced statement: only rows whose (id, attempts) pair is still PROCESSING are updated and
-   * returned. The transaction holds the file's write lock from its {@code BEGIN IMMEDIATE}, so no
-   * row can change between the check and the write.
-   */
-  @Override
-  public List<InboxRecord> batchComplete(
-      Connection c, String table, List<Claim> claims, RecordReader reader) throws SQLException {
-    String sql =
-        "UPDATE "
-            + table
-            + " SET state = 'DONE', lease_until = NULL, updated_at = "
-            + NOW
-            + ", result = NULL WHERE consumer = ? AND state = 'PROCESSING'"
-            + " AND (message_id, attempts) IN (VALUES "
-            + placeholders(claims.size(), "(?, ?)")
-            + ") RETURNING "
-            + COLUMNS;
-    List<InboxRecord> done = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setString(1, claims.get(0).consumer());
-      int i = 2;
-      for (Claim claim : claims) {
-        ps.setString(i++, claim.messageId());
-        ps.setInt(i++, claim.fencingToken());
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          done.add(reader.read(rs));
-        }
-      }
-    }
-    return done;
   }
 
   // ---- errors

@@ -1,13 +1,32 @@
 /**
- * One class per database family: the SQL of every store statement, the SQL expression for the
- * database's clock, how timestamps are bound and read, how a claim's lock wait is bounded, and what
- * each SQLState or vendor code means ({@link dev.archlab.inbox.jdbc.dialect.SqlErrorKind}).
+ * Everything that differs between databases, one class per database: how it is recognised (product
+ * name, JDBC URL prefixes), its default isolation level, the SQL expression for its clock, how
+ * timestamps are bound and read, how a lock wait is bounded, what each SQLState or vendor code
+ * means ({@link dev.archlab.inbox.jdbc.dialect.SqlErrorKind}), and the catalogue of every statement
+ * on the inbox table ({@link dev.archlab.inbox.jdbc.dialect.Statements}). No SQL on the inbox table
+ * lives anywhere else, apart from the shipped DDL files.
  *
- * <p>{@link dev.archlab.inbox.jdbc.dialect.JdbcDialect#detect} picks a dialect from the
- * connection's {@link java.sql.DatabaseMetaData} (a MariaDB server that calls itself "MySQL" is
- * recognised by its version string) and refuses an unknown product with {@link
+ * <p>{@link dev.archlab.inbox.jdbc.dialect.Dialects} is the one list of built-in dialects; {@link
+ * dev.archlab.inbox.jdbc.dialect.JdbcDialect#detect} picks one from the connection's {@link
+ * java.sql.DatabaseMetaData} (a MariaDB server that calls itself "MySQL" is recognised by its
+ * version string) and refuses an unknown product with {@link
  * dev.archlab.inbox.InvalidConfigurationException}; a dialect passed to the store's builder is used
  * as it is, without detection. Dialects build SQL only from constants and the validated table name;
  * every value is a bind parameter. Instances are immutable and thread-safe.
+ *
+ * <h2>Adding a database</h2>
+ *
+ * <ol>
+ *   <li>One dialect class here extending {@code JdbcDialect}: {@code name()} (also the DDL folder),
+ *       {@code productName()}, {@code urlPrefixes()}, {@code now()}, {@code nowPlusMicros()}, and
+ *       what differs from the defaults: {@code statements(table)} returning a subclass of {@code
+ *       Statements} that overrides only the statements your database writes differently (at least
+ *       the claim's insert-if-absent, unless a failed INSERT leaves the transaction usable), {@code
+ *       classify} for its vendor codes, the lock-timeout plans, the time binding.
+ *   <li>One DDL file, {@code dev/archlab/inbox/jdbc/schema/<name>/V1__create_inbox.sql}.
+ *   <li>One line in {@code Dialects}.
+ *   <li>One test fixture: a {@code TestDatabase} subclass in the tests, and the suites subclassed
+ *       for it.
+ * </ol>
  */
 package dev.archlab.inbox.jdbc.dialect;
