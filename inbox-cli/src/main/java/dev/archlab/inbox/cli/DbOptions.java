@@ -8,6 +8,7 @@ import dev.archlab.inbox.jdbc.SchemaMissingException;
 import dev.archlab.inbox.jdbc.TableName;
 import dev.archlab.inbox.jdbc.dialect.Dialects;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.jdbc.dialect.SqliteDialect;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,8 +26,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The database options every command shares, with the environment variables behind them and the
- * embedded default: an H2 file database under {@code ./.inbox/} that several processes can open at
- * once (H2's auto-server mode).
+ * embedded default: the SQLite file {@code ./.inbox/inbox.db}, which several processes share
+ * through its file locks and whose commits survive a kill of any of them. H2 stays usable by URL.
  */
 final class DbOptions {
 
@@ -43,7 +44,7 @@ final class DbOptions {
       completionCandidates = UrlPrefixes.class,
       description =
           "Database URL, starting with one of: ${COMPLETION-CANDIDATES}"
-              + " (env INBOX_DB_URL; default: an H2 file in ./.inbox/)")
+              + " (env INBOX_DB_URL; default: the SQLite file ./.inbox/inbox.db)")
   String url;
 
   /** The URL prefixes of the registered dialects, for the help text. */
@@ -80,7 +81,8 @@ final class DbOptions {
       throw new ParameterException(
           spec.commandLine(), "invalid JDBC URL '" + value + "': expected " + expectedPrefixes());
     }
-    return withMysqlScheme(value.strip());
+    // Settings a dialect requires (SQLite: WAL, BEGIN IMMEDIATE, a busy timeout) where missing.
+    return Dialects.withRequiredSettings(withMysqlScheme(value.strip()));
   }
 
   /** "jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: or jdbc:h2:", from the registry. */
@@ -124,15 +126,65 @@ final class DbOptions {
     return url == null && (environment.get(ENV_URL) == null || environment.get(ENV_URL).isBlank());
   }
 
-  static String defaultUrl() {
+  /**
+   * How long a write on the embedded default waits for another process's lock (its tests use it).
+   */
+  static final Duration SQLITE_BUSY_TIMEOUT = SqliteDialect.DEFAULT_BUSY_TIMEOUT;
+
+  /** Marks that the note about an older version's H2 file was given, so it is given once. */
+  static final String H2_NOTE_GIVEN = "h2-note-given";
+
+  /** The embedded default's directory, created if missing. */
+  static Path defaultDirectory() {
     Path dir = Path.of(".inbox").toAbsolutePath().normalize();
     try {
       Files.createDirectories(dir);
     } catch (java.io.IOException e) {
       throw new IllegalStateException("cannot create " + dir + ": " + e.getMessage(), e);
     }
-    // AUTO_SERVER lets a second process open the same file while the first has it open.
-    return "jdbc:h2:file:" + dir.resolve("inbox") + ";AUTO_SERVER=TRUE";
+    return dir;
+  }
+
+  /**
+   * The registry's embedded default in {@code ./.inbox/}: the SQLite file {@code
+   * ./.inbox/inbox.db}, with the driver's native library unpacked into {@code ./.inbox/} (see
+   * {@link Dialects#embeddedUrl}).
+   */
+  static String defaultUrl() {
+    Path dir = defaultDirectory();
+    return Dialects.embeddedUrl(dir)
+        .orElseThrow(() -> new IllegalStateException("no registered dialect runs embedded"));
+  }
+
+  /**
+   * Says once (a marker file in {@code ./.inbox/} remembers it) that {@code ./.inbox/} holds the H2
+   * database of a version whose embedded default was H2, and how to keep using it. Nothing when the
+   * embedded default is not in use or there is no such file.
+   */
+  void noteOlderH2File(PrintWriter err) {
+    if (!isEmbeddedDefault() || err == null) {
+      return;
+    }
+    Path dir = defaultDirectory();
+    Path h2 = dir.resolve("inbox.mv.db");
+    Path given = dir.resolve(H2_NOTE_GIVEN);
+    if (!Files.exists(h2) || Files.exists(given)) {
+      return;
+    }
+    err.println(
+        "inbox: ./.inbox/ holds an H2 database (inbox.mv.db) from an older version of inbox; the"
+            + " embedded default is now the SQLite file ./.inbox/inbox.db. To keep using the H2"
+            + " one, pass --db 'jdbc:h2:file:"
+            + dir.resolve("inbox")
+            + ";AUTO_SERVER=TRUE' (or set "
+            + ENV_URL
+            + "). This note is shown once.");
+    err.flush();
+    try {
+      Files.writeString(given, "the note about inbox.mv.db was shown\n");
+    } catch (java.io.IOException e) {
+      // Not remembered: the note comes again next time, which is harmless.
+    }
   }
 
   /** A small pool on the resolved database; closed by the caller. */
@@ -164,6 +216,7 @@ final class DbOptions {
   HikariDataSource open(int poolSize, Duration waitForDb, PrintWriter err) {
     // A malformed table name is a usage error, whatever the state of the database.
     TableName.of(table);
+    noteOlderH2File(err != null ? err : spec != null ? spec.commandLine().getErr() : null);
     Connection probe = connectDirectly(waitForDb, err);
     try {
       HikariDataSource ds = dataSource(poolSize);

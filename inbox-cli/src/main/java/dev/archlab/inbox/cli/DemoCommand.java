@@ -41,7 +41,8 @@ final class DemoCommand implements Callable<Integer> {
     try (HikariDataSource ds = db.open(12)) {
       JdbcInboxStore store = db.store(ds);
       store.createSchemaIfMissing();
-      String where = db.isEmbeddedDefault() ? "embedded H2 in ./.inbox/" : store.dialect().name();
+      String where =
+          db.isEmbeddedDefault() ? "embedded SQLite ./.inbox/inbox.db" : store.dialect().name();
       List<SeedStory.Scenario> scenarios =
           new SeedStory(store, "demo-" + System.currentTimeMillis()).runAll();
       long held = scenarios.stream().filter(SeedStory.Scenario::passed).count();

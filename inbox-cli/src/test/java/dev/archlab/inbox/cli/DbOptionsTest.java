@@ -50,6 +50,46 @@ class DbOptionsTest {
     }
   }
 
+  /**
+   * A {@code jdbc:sqlite:} URL gets the WAL journal, {@code BEGIN IMMEDIATE} and a busy timeout
+   * where it does not name them; what it names is kept (the store refuses a wrong value itself).
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "jdbc:sqlite:/d/i.db | jdbc:sqlite:/d/i.db?journal_mode=WAL&transaction_mode=IMMEDIATE"
+            + "&busy_timeout=10000",
+        "jdbc:sqlite:/d/i.db?busy_timeout=500 | jdbc:sqlite:/d/i.db?busy_timeout=500"
+            + "&journal_mode=WAL&transaction_mode=IMMEDIATE",
+        "jdbc:sqlite:/d/i.db?transaction_mode=DEFERRED& | jdbc:sqlite:/d/i.db?"
+            + "transaction_mode=DEFERRED&journal_mode=WAL&busy_timeout=10000",
+        "JDBC:SQLITE:/d/i.db?journal_mode=WAL&transaction_mode=IMMEDIATE&busy_timeout=1 |"
+            + " JDBC:SQLITE:/d/i.db?journal_mode=WAL&transaction_mode=IMMEDIATE&busy_timeout=1",
+      })
+  void sqliteUrlsGetTheSettingsTheyLack(String given, String expected) {
+    DbOptions options = new DbOptions();
+    options.url = given;
+    DbOptions.environment = Map.of();
+    assertThat(options.resolvedUrl()).isEqualTo(expected);
+    assertThat(DbOptions.defaultIsolation(expected)).isEqualTo("TRANSACTION_SERIALIZABLE");
+  }
+
+  @Test
+  void theEmbeddedDefaultIsTheSqliteFileInDotInbox() {
+    DbOptions.environment = Map.of();
+    DbOptions options = new DbOptions();
+    assertThat(options.isEmbeddedDefault()).isTrue();
+    assertThat(options.resolvedUrl())
+        .startsWith(
+            "jdbc:sqlite:"
+                + java.nio.file.Path.of(".inbox").toAbsolutePath().normalize().resolve("inbox.db")
+                + "?")
+        .contains("journal_mode=WAL")
+        .contains("transaction_mode=IMMEDIATE")
+        .contains("busy_timeout=10000");
+  }
+
   @Test
   void mysqlUrlFromTheEnvironmentIsRewrittenToo() {
     DbOptions.environment = Map.of(DbOptions.ENV_URL, "jdbc:mysql://db/app?useSSL=false");
@@ -66,7 +106,7 @@ class DbOptionsTest {
       assertThat(options.resolvedUrl()).startsWith(prefix);
     }
     assertThat(DbOptions.expectedPrefixes())
-        .isEqualTo("jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: or jdbc:h2:");
+        .isEqualTo("jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:, jdbc:sqlite: or jdbc:h2:");
   }
 
   @Test

@@ -2,11 +2,13 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.dialect.Dialects;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -32,6 +34,7 @@ final class JdbcRunner {
   private final int transientRetries;
   private final JdbcDialect configuredDialect;
   private volatile Statements statements;
+  private volatile boolean connectionChecked;
 
   JdbcRunner(
       DataSource dataSource, TableName table, int transientRetries, JdbcDialect configuredDialect) {
@@ -152,6 +155,11 @@ final class JdbcRunner {
   private static JdbcDialect detectedOrGeneric(SQLException e) {
     String type = e.getClass().getName();
     int code = e.getErrorCode();
+    // A dialect that knows its driver's exceptions (SQLite: result codes, no SQLStates) reads them.
+    Optional<JdbcDialect> raisedBy = Dialects.raisedBy(e);
+    if (raisedBy.isPresent()) {
+      return raisedBy.get();
+    }
     boolean mysql =
         type.startsWith("org.mariadb.")
             || type.startsWith("com.mysql.")
@@ -174,8 +182,15 @@ final class JdbcRunner {
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
+    JdbcDialect by =
+        statements != null
+            ? statements.dialect
+            : configuredDialect != null ? configuredDialect : detectedOrGeneric(e);
+    // A dialect's reading of its own vendor code says what the driver's message does not.
+    String explained = by.explain(e);
     String detail =
-        e.getMessage()
+        (explained != null ? explained + ": " : "")
+            + e.getMessage()
             + (root != e && root.getMessage() != null ? " (cause: " + root.getMessage() + ")" : "")
             + " [SQLState "
             + e.getSQLState()
@@ -268,6 +283,15 @@ final class JdbcRunner {
               configuredDialect != null ? configuredDialect : JdbcDialect.detect(c);
           s = dialect.statements(table);
           statements = s;
+        }
+      }
+    }
+    if (!connectionChecked && c != null) {
+      synchronized (this) {
+        if (!connectionChecked) {
+          // Once, on the first real connection: a pool's connections share their settings.
+          s.dialect.checkConnection(c);
+          connectionChecked = true;
         }
       }
     }

@@ -13,6 +13,7 @@ import dev.archlab.inbox.jdbc.dialect.MariaDbDialect;
 import dev.archlab.inbox.jdbc.dialect.MySqlDialect;
 import dev.archlab.inbox.jdbc.dialect.PostgresDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.jdbc.dialect.SqliteDialect;
 import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -75,6 +76,7 @@ class DialectTest {
         // Older MariaDB servers and drivers report "MySQL"; the version string tells them apart.
         Arguments.of("MySQL", "5.5.5-10.11.6-MariaDB-0+deb12u1", "mariadb"),
         Arguments.of("MySQL", "8.0.36", "mysql"),
+        Arguments.of("SQLite", "3.51.1", "sqlite"),
         Arguments.of("H2", "2.5.252 (2025-06-30)", "h2"));
   }
 
@@ -104,7 +106,7 @@ class DialectTest {
     assertThatThrownBy(() -> JdbcDialect.detect(reporting("Oracle", "23ai")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("'Oracle'")
-        .hasMessageContaining("PostgreSQL, MariaDB, MySQL, H2");
+        .hasMessageContaining("PostgreSQL, MariaDB, MySQL, SQLite, H2");
     assertThatThrownBy(() -> JdbcDialect.detect(reporting(null, null)))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("'null'");
@@ -155,9 +157,10 @@ class DialectTest {
   void registry() {
     assertThat(Dialects.all())
         .extracting(JdbcDialect::name)
-        .containsExactly("postgresql", "mariadb", "mysql", "h2");
+        .containsExactly("postgresql", "mariadb", "mysql", "sqlite", "h2");
     assertThat(Dialects.urlPrefixes())
-        .containsExactly("jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:", "jdbc:h2:");
+        .containsExactly(
+            "jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:", "jdbc:sqlite:", "jdbc:h2:");
     for (JdbcDialect d : Dialects.all()) {
       for (String prefix : d.urlPrefixes()) {
         assertThat(Dialects.forUrl(prefix + "//db/app")).containsSame(d);
@@ -179,6 +182,8 @@ class DialectTest {
     assertThat(H2.defaultIsolation()).isEqualTo(Connection.TRANSACTION_READ_COMMITTED);
     assertThat(MARIADB.defaultIsolation()).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
     assertThat(MYSQL.defaultIsolation()).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
+    assertThat(new SqliteDialect().defaultIsolation())
+        .isEqualTo(Connection.TRANSACTION_SERIALIZABLE);
   }
 
   // ---- error classification --------------------------------------------------------------------

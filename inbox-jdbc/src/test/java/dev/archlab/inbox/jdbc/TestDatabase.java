@@ -66,6 +66,14 @@ public abstract class TestDatabase {
   /** A query returning the session's current lock wait limit, in the database's own unit. */
   abstract String sessionLockTimeoutSql();
 
+  /**
+   * Whether the database lets one writing transaction at a time exist (SQLite: one write lock per
+   * file), so a statement that writes waits while any transaction is open, whatever row it touches.
+   */
+  boolean oneWriterAtATime() {
+    return false;
+  }
+
   /** The name of the dialect detection picks for this server. */
   String detectedDialectName() {
     return name();

@@ -1,6 +1,7 @@
 package dev.archlab.inbox.jdbc.dialect;
 
 import dev.archlab.inbox.InvalidConfigurationException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -17,7 +18,12 @@ public final class Dialects {
 
   /** Every built-in dialect, in the order messages list them. */
   private static final List<JdbcDialect> ALL =
-      List.of(new PostgresDialect(), new MariaDbDialect(), new MySqlDialect(), new H2Dialect());
+      List.of(
+          new PostgresDialect(),
+          new MariaDbDialect(),
+          new MySqlDialect(),
+          new SqliteDialect(),
+          new H2Dialect());
 
   private Dialects() {}
 
@@ -39,6 +45,41 @@ public final class Dialects {
     return Optional.empty();
   }
 
+  /**
+   * The URL of the embedded default database in {@code directory}: the first registered dialect's
+   * {@link JdbcDialect#embeddedUrl} that is present (SQLite's), or empty if none is.
+   */
+  public static Optional<String> embeddedUrl(Path directory) {
+    for (JdbcDialect d : ALL) {
+      Optional<String> url = d.embeddedUrl(directory);
+      if (url.isPresent()) {
+        return url;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * {@code jdbcUrl} with the settings its dialect requires added ({@link
+   * JdbcDialect#withRequiredSettings}); unchanged if no registered dialect claims it.
+   */
+  public static String withRequiredSettings(String jdbcUrl) {
+    return forUrl(jdbcUrl).map(d -> d.withRequiredSettings(jdbcUrl)).orElse(jdbcUrl);
+  }
+
+  /**
+   * The registered dialect whose driver raised {@code e} (see {@link JdbcDialect#raisedByDriver}),
+   * to read its vendor codes before a dialect is detected.
+   */
+  public static Optional<JdbcDialect> raisedBy(SQLException e) {
+    for (JdbcDialect d : ALL) {
+      if (d.raisedByDriver(e)) {
+        return Optional.of(d);
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Every built-in dialect's URL prefixes, in registry order. */
   public static List<String> urlPrefixes() {
     List<String> out = new ArrayList<>();
@@ -48,7 +89,7 @@ public final class Dialects {
     return List.copyOf(out);
   }
 
-  /** The built-in dialects' product names, such as "PostgreSQL, MariaDB, MySQL, H2". */
+  /** The built-in dialects' product names, such as "PostgreSQL, MariaDB, MySQL, SQLite, H2". */
   public static String productNames() {
     List<String> names = new ArrayList<>();
     for (JdbcDialect d : ALL) {

@@ -2,6 +2,7 @@ package dev.archlab.inbox.jdbc.dialect;
 
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.jdbc.TableName;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -14,6 +15,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * What differs between databases: how the database is recognised (product name, JDBC URL prefixes),
@@ -46,6 +48,35 @@ public abstract class JdbcDialect {
    */
   public int defaultIsolation() {
     return Connection.TRANSACTION_READ_COMMITTED;
+  }
+
+  /**
+   * {@code jdbcUrl}, a URL of this database, with the connection settings the store needs here
+   * added where the URL does not name them; settings it names are kept as they are (the store
+   * refuses a wrong one when it connects, see {@link #checkConnection}). For tools that take a URL
+   * from a user. This default returns the URL unchanged.
+   */
+  public String withRequiredSettings(String jdbcUrl) {
+    return jdbcUrl;
+  }
+
+  /**
+   * The URL of a database file in {@code directory} with the settings the store needs, if this
+   * database can be a tool's embedded default: a file that several processes share and whose
+   * commits survive a kill of any of them. Getting it may point the driver's own files into {@code
+   * directory}. This default: empty (a server, or, like H2, not kill-safe).
+   */
+  public Optional<String> embeddedUrl(Path directory) {
+    return Optional.empty();
+  }
+
+  /**
+   * Whether {@code e} or one of its causes was raised by this database's driver, so that its vendor
+   * codes can be read before a dialect is detected (for a database without SQLStates). This
+   * default: false.
+   */
+  public boolean raisedByDriver(SQLException e) {
+    return false;
   }
 
   /**
@@ -251,6 +282,23 @@ public abstract class JdbcDialect {
     }
     return connectionClass(e) ? SqlErrorKind.CONNECTION : SqlErrorKind.OTHER;
   }
+
+  /**
+   * A sentence saying what {@code e} means on this database and what to do about it, for the
+   * message of the exception the store throws; null when the generic wording fits. Used by
+   * databases without SQLStates, whose vendor codes say more than the driver's message.
+   */
+  public String explain(SQLException e) {
+    return null;
+  }
+
+  /**
+   * Checks, once, the first connection the store uses, for settings the store cannot work correctly
+   * without. This default checks nothing.
+   *
+   * @throws dev.archlab.inbox.InvalidConfigurationException naming the setting to change
+   */
+  public void checkConnection(Connection c) throws SQLException {}
 
   /** Pools and drivers report refused and lost connections as these types, state or not. */
   private static boolean connectionClass(SQLException e) {

@@ -22,7 +22,9 @@
  *       what differs from the defaults: {@code statements(table)} returning a subclass of {@code
  *       Statements} that overrides only the statements your database writes differently (at least
  *       the claim's insert-if-absent, unless a failed INSERT leaves the transaction usable), {@code
- *       classify} for its vendor codes, the lock-timeout plans, the time binding.
+ *       classify} for its vendor codes, the lock-timeout plans, the time binding; for a file
+ *       database, the connection check, the URL settings it requires and an embedded URL ({@code
+ *       SqliteDialect} and {@code SqliteStatements} show all of these).
  *   <li>One DDL file, {@code dev/archlab/inbox/jdbc/schema/<name>/V1__create_inbox.sql}.
  *   <li>One line in {@code Dialects}.
  *   <li>One test fixture: a {@code TestDatabase} subclass in the tests, and the suites subclassed
