@@ -2,7 +2,6 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.Message;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.jdbc.dialect.Statements;
@@ -150,7 +149,7 @@ public final class InboxAdmin {
    * @return a count for every state, zero where there are none
    */
   public Map<RecordState, Long> countByState(String consumer, String idPrefix, String idBelow) {
-    Identifiers.requireConsumerName(consumer, IdempotentConsumer.MAX_CONSUMER_NAME_LENGTH);
+    Identifiers.requireConsumerName(consumer);
     Objects.requireNonNull(idPrefix, "idPrefix");
     return jdbc.run(
         "count by state",

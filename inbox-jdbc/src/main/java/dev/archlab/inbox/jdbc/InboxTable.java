@@ -4,8 +4,6 @@ import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.UnknownClaimException;
-import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
 import dev.archlab.inbox.jdbc.dialect.Statements.FencedSql;

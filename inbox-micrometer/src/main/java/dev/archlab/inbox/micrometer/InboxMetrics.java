@@ -1,11 +1,10 @@
 package dev.archlab.inbox.micrometer;
 
-import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConsumerNameException;
-import dev.archlab.inbox.Identifiers;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -211,8 +210,7 @@ public final class InboxMetrics implements MeterBinder {
         throw new InvalidArgumentException("names must not be null");
       }
       for (String name : names) {
-        consumers.add(
-            Identifiers.requireConsumerName(name));
+        consumers.add(Identifiers.requireConsumerName(name));
       }
       return this;
     }

@@ -1,6 +1,5 @@
 package dev.archlab.inbox.testkit;
 
-
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.MessageHandler;
