@@ -1,11 +1,6 @@
 package dev.archlab.inbox.bench;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,21 +8,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The Kafka load run: {@code KafkaInboxLoop} in each mode against a bare at-least-once loop of the
@@ -205,10 +191,10 @@ final class KafkaRun {
       broker.createTopics(
           PARTITIONS, recordTopic, recordTopic + ".DLT", batchTopic, batchTopic + ".DLT");
       if (s.cases().stream().anyMatch(c -> !c.variant().batch())) {
-        fill(broker, recordTopic, s.records());
+        KafkaTopics.fill(broker, recordTopic, s.records());
       }
       if (s.cases().stream().anyMatch(c -> c.variant().batch())) {
-        fill(broker, batchTopic, s.batchRecords());
+        KafkaTopics.fill(broker, batchTopic, s.batchRecords());
       }
       List<Case> cases = s.cases();
       for (int round = 0; round < s.rounds(); round++) {
@@ -315,33 +301,6 @@ final class KafkaRun {
     }
   }
 
-  /** Sends {@code n} records with unique ids, round-robin over the partitions, and checks them. */
-  private static void fill(KafkaBroker broker, String topic, int n) throws Exception {
-    Map<String, Object> props = new HashMap<>();
-    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-    props.put(ProducerConfig.ACKS_CONFIG, "all");
-    props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
-    props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-    byte[] payload = "{\"amount\":42,\"currency\":\"EUR\"}".getBytes(StandardCharsets.UTF_8);
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (int i = 0; i < n; i++) {
-        ProducerRecord<byte[], byte[]> r =
-            new ProducerRecord<>(topic, i % PARTITIONS, null, null, payload);
-        r.headers().add(ID_HEADER, (topic + "-" + i).getBytes(StandardCharsets.UTF_8));
-        producer.send(r);
-      }
-      producer.flush();
-    }
-    long end = 0;
-    for (long offset : endOffsets(broker, topic).values()) {
-      end += offset;
-    }
-    if (end != n) {
-      throw new IllegalStateException(topic + " holds " + end + " records, expected " + n);
-    }
-  }
-
   /** One case: empty tables, start its processes, release them, wait for every row, stop. */
   static Measured drain(
       BenchDatabase db,
@@ -359,37 +318,39 @@ final class KafkaRun {
       st.execute("CHECKPOINT");
     }
     String group = "kbench-" + c.variant().label() + "-" + UUID.randomUUID();
-    List<Child> children = new ArrayList<>();
+    List<KafkaConsumerProcess> children = new ArrayList<>();
     try {
       for (int p = 0; p < c.processes(); p++) {
         children.add(
-            Child.start(c.variant(), broker, topic, group, db.jdbcUrl(), s.maxPollRecords(), p));
+            KafkaConsumerProcess.start(
+                c.variant(), broker, topic, group, db.jdbcUrl(), s.maxPollRecords(), p));
       }
-      for (Child child : children) {
+      for (KafkaConsumerProcess child : children) {
         child.awaitReady();
       }
-      for (Child child : children) {
+      for (KafkaConsumerProcess child : children) {
         child.send(KafkaBenchConsumer.GO);
       }
       // A generous bound that only turns a stuck run into an error; never a measurement.
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120 + records / 20);
       awaitRows(db, records, children, deadline);
       awaitCommitted(broker, group, topic, records, children, deadline);
-      for (Child child : children) {
+      for (KafkaConsumerProcess child : children) {
         child.send(KafkaBenchConsumer.STOP);
       }
-      for (Child child : children) {
+      for (KafkaConsumerProcess child : children) {
         child.awaitExit();
       }
       return measure(db, records, s.warmupFraction(), cpu);
     } finally {
-      for (Child child : children) {
+      for (KafkaConsumerProcess child : children) {
         child.kill();
       }
     }
   }
 
-  private static void awaitRows(BenchDatabase db, long records, List<Child> children, long deadline)
+  private static void awaitRows(
+      BenchDatabase db, long records, List<KafkaConsumerProcess> children, long deadline)
       throws Exception {
     boolean countReached = false;
     while (true) {
@@ -409,61 +370,27 @@ final class KafkaRun {
       String group,
       String topic,
       long records,
-      List<Child> children,
+      List<KafkaConsumerProcess> children,
       long deadline)
       throws Exception {
-    while (committed(broker, group, topic) < records) {
+    while (KafkaTopics.committed(broker, group, topic) < records) {
       check(children, deadline, "waiting for group " + group + " to commit " + records);
       Thread.sleep(100);
     }
   }
 
-  private static void check(List<Child> children, long deadline, String what) throws IOException {
-    for (Child child : children) {
+  private static void check(List<KafkaConsumerProcess> children, long deadline, String what)
+      throws IOException {
+    for (KafkaConsumerProcess child : children) {
       child.requireAlive();
     }
     if (System.nanoTime() - deadline > 0) {
       StringBuilder logs = new StringBuilder();
-      for (Child child : children) {
+      for (KafkaConsumerProcess child : children) {
         logs.append('\n').append(child.log());
       }
       throw new IllegalStateException("Kafka run stuck " + what + logs);
     }
-  }
-
-  /** The sum of the group's committed offsets on {@code topic}. */
-  private static long committed(KafkaBroker broker, String group, String topic) throws Exception {
-    try (Admin admin = broker.admin()) {
-      Map<TopicPartition, OffsetAndMetadata> offsets =
-          admin
-              .listConsumerGroupOffsets(group)
-              .partitionsToOffsetAndMetadata()
-              .get(60, TimeUnit.SECONDS);
-      long sum = 0;
-      for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
-        if (e.getValue() != null && e.getKey().topic().equals(topic)) {
-          sum += e.getValue().offset();
-        }
-      }
-      return sum;
-    }
-  }
-
-  private static Map<TopicPartition, Long> endOffsets(KafkaBroker broker, String topic)
-      throws Exception {
-    Map<TopicPartition, OffsetSpec> query = new HashMap<>();
-    for (int p = 0; p < PARTITIONS; p++) {
-      query.put(new TopicPartition(topic, p), OffsetSpec.latest());
-    }
-    Map<TopicPartition, Long> out = new HashMap<>();
-    try (Admin admin = broker.admin()) {
-      admin
-          .listOffsets(query)
-          .all()
-          .get(60, TimeUnit.SECONDS)
-          .forEach((tp, info) -> out.put(tp, info.offset()));
-    }
-    return out;
   }
 
   private static long distinctIds(BenchDatabase db) throws SQLException {
@@ -509,97 +436,5 @@ final class KafkaRun {
     }
     double busy = cpu.busyPercent((long) Math.floor(from * 1000), (long) Math.ceil(to * 1000));
     return new Measured(records, rows, distinct, rows - 1 - warm, seconds, busy);
-  }
-
-  /** One consumer process, driven over its standard input and output. */
-  private static final class Child {
-    private final Process process;
-    private final BufferedReader out;
-    private final OutputStream in;
-    private final Path log;
-
-    private Child(Process process, Path log) {
-      this.process = process;
-      this.out =
-          new BufferedReader(
-              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      this.in = process.getOutputStream();
-      this.log = log;
-    }
-
-    static Child start(
-        KafkaVariant variant,
-        KafkaBroker broker,
-        String topic,
-        String group,
-        String jdbcUrl,
-        int maxPollRecords,
-        int index)
-        throws IOException {
-      Path log = Files.createTempFile("kbench-" + variant.label() + "-" + index + "-", ".log");
-      Process p =
-          new ProcessBuilder(
-                  KafkaBroker.javaBinary(),
-                  "-Xmx256m",
-                  "-XX:+UseSerialGC",
-                  "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  KafkaBenchConsumer.class.getName(),
-                  variant.label(),
-                  broker.bootstrap(),
-                  topic,
-                  group,
-                  jdbcUrl,
-                  Integer.toString(maxPollRecords))
-              .redirectError(log.toFile())
-              .start();
-      return new Child(p, log);
-    }
-
-    void awaitReady() throws IOException {
-      String line = out.readLine();
-      if (!KafkaBenchConsumer.READY.equals(line)) {
-        throw new IOException("consumer process did not start (said " + line + "): " + log());
-      }
-    }
-
-    void send(String line) throws IOException {
-      in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-      in.flush();
-    }
-
-    void requireAlive() throws IOException {
-      if (!process.isAlive()) {
-        throw new IOException(
-            "consumer process exited with " + process.exitValue() + " during the run: " + log());
-      }
-    }
-
-    void awaitExit() throws IOException, InterruptedException {
-      in.close();
-      if (!process.waitFor(90, TimeUnit.SECONDS)) {
-        throw new IOException("consumer process did not stop within 90 s: " + log());
-      }
-      if (process.exitValue() != 0) {
-        throw new IOException("consumer process exited with " + process.exitValue() + ": " + log());
-      }
-    }
-
-    String log() throws IOException {
-      String text = Files.readString(log, StandardCharsets.UTF_8);
-      return log + ":\n" + (text.length() > 4000 ? text.substring(text.length() - 4000) : text);
-    }
-
-    void kill() {
-      if (process.isAlive()) {
-        process.destroyForcibly();
-      }
-      try {
-        Files.deleteIfExists(log);
-      } catch (IOException e) {
-        // A temporary file: nothing depends on its removal.
-      }
-    }
   }
 }
