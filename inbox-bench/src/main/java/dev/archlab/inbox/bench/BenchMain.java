@@ -16,6 +16,7 @@ import java.util.Map;
  * java -jar inbox-bench.jar all    [--profile quick|full] [options]   everything, then the report
  * java -jar inbox-bench.jar load   [options]                          JDBC load harness only
  * java -jar inbox-bench.jar scale  [options]                          scale runs only
+ * java -jar inbox-bench.jar rabbitmq [--rabbit-records N]             RabbitMQ consumer throughput
  * java -jar inbox-bench.jar memory [--profile quick|full]             JMH memory benchmark to CSV
  * java -jar inbox-bench.jar kafka  [--profile quick|full] [options]   Kafka loops on a real broker
  * java -jar inbox-bench.jar report [--out DIR] [--docs DIR]           BENCHMARKS.md from the CSVs
@@ -37,7 +38,8 @@ public final class BenchMain {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: inbox-bench.jar all|load|scale|memory|kafka|report|jmh [options]");
+      System.err.println(
+          "usage: inbox-bench.jar all|load|scale|memory|kafka|rabbitmq|report|jmh [options]");
       System.exit(2);
     }
     if (args[0].equals("jmh")) {
@@ -89,6 +91,11 @@ public final class BenchMain {
           ScaleRun.run(db, scale(o, full, out));
         }
         LoadHarness.printTargets(out);
+        break;
+      case "rabbitmq":
+        // Its own runner (a RabbitMQ server and PostgreSQL of its own); N records, output dir.
+        RabbitThroughput.main(
+            new String[] {o.getOrDefault("rabbit-records", "20000"), out.toString()});
         break;
       case "memory":
         MemoryRun.run(!full, out);

@@ -10,9 +10,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.jdbc.BatchConsumer;
+import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
-import dev.archlab.inbox.rabbitmq.ConsumeMode;
 import dev.archlab.inbox.rabbitmq.RabbitInboxConsumer;
 import dev.archlab.inbox.rabbitmq.RabbitInboxListener;
 import dev.archlab.inbox.rabbitmq.RabbitTopology;
@@ -38,9 +38,9 @@ import java.util.concurrent.TimeUnit;
  * starts; the clock runs from the start until the N-th business row committed, and the row count is
  * checked afterwards.
  *
- * <p>Run (after {@code ./mvnw -B package -pl inbox-bench -am -DskipTests}): {@code java -cp
- * inbox-bench/target/inbox-bench.jar dev.archlab.inbox.bench.RabbitThroughput [N] [outDir]}
- * (defaults 20000, {@code inbox-bench/target/bench}); writes {@code rabbitmq-throughput.md}.
+ * <p>Run (after {@code ./mvnw -B package -pl inbox-bench -am -DskipTests}): {@code java -jar
+ * inbox-bench/target/inbox-bench.jar rabbitmq [--rabbit-records N] [--out DIR]} (defaults 20000,
+ * {@code inbox-bench/target/bench}); writes {@code rabbitmq-throughput.md}.
  */
 public final class RabbitThroughput {
 

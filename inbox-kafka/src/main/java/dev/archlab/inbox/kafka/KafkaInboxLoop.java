@@ -1,6 +1,7 @@
 package dev.archlab.inbox.kafka;
 
 import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.jdbc.ConsumeMode;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -12,6 +12,7 @@ import dev.archlab.inbox.InvalidMessageIdException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.PayloadMismatchException;
+import dev.archlab.inbox.jdbc.ConsumeMode;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package dev.archlab.inbox.rabbitmq;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.jdbc.ConsumeMode;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;

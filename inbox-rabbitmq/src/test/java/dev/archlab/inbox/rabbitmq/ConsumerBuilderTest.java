@@ -7,6 +7,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.jdbc.ConsumeMode;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

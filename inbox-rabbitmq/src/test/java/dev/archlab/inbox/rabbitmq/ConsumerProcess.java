@@ -7,6 +7,7 @@ import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
 import dev.archlab.inbox.jdbc.BatchConsumer;
+import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -7,6 +7,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.memory.MemoryInboxStore;
 import java.util.Map;
 import java.util.UUID;

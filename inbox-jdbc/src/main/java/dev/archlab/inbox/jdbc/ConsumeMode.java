@@ -1,20 +1,19 @@
-package dev.archlab.inbox.rabbitmq;
+package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
-import dev.archlab.inbox.jdbc.BatchConsumer;
-import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Which Inbox consumer runs the deliveries: per message ({@link IdempotentConsumer}), one commit
- * per message ({@link OneCommitConsumer}) or up to {@link #maxBatch()} deliveries of one channel as
- * one {@link BatchConsumer} call, acknowledged together with {@code multiple}. The adapter only
- * translates; the state machine stays in those consumers.
+ * Which Inbox consumer a broker adapter ({@code inbox-kafka}, {@code inbox-rabbitmq}) runs its
+ * messages through: per message ({@link IdempotentConsumer}), one commit per message ({@link
+ * OneCommitConsumer}) or up to {@link #maxBatch()} messages as one {@link BatchConsumer} call (a
+ * poll's records of one Kafka partition; the deliveries waiting on one RabbitMQ channel). The
+ * adapters only translate broker terms; the state machine stays in those consumers.
  */
 public interface ConsumeMode {
 
@@ -35,7 +34,8 @@ public interface ConsumeMode {
   /**
    * Consumes the messages.
    *
-   * @param messages 1 to {@link #maxBatch()} messages, in delivery order
+   * @param messages 1 to {@link #maxBatch()} messages, in delivery order (offset order for a Kafka
+   *     partition)
    * @return one outcome per message, in the same order
    */
   List<Outcome> consume(List<Message> messages);
