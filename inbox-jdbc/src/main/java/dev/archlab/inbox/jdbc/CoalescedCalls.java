@@ -61,6 +61,16 @@ final class CoalescedCalls {
     return completes.submit(claim);
   }
 
+  /** Callers of {@code begin} queued behind a running flush. */
+  int waitingBegins() {
+    return begins.waiting();
+  }
+
+  /** Callers of {@code complete} queued behind a running flush. */
+  int waitingCompletes() {
+    return completes.waiting();
+  }
+
   // ---- begins ----------------------------------------------------------------------------------
 
   private void flushBegins(List<Pending<BeginRequest, BeginResult>> batch) {

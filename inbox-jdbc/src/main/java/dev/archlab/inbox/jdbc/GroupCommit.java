@@ -159,6 +159,16 @@ final class GroupCommit<Q, A> {
     handOver(batch);
   }
 
+  /** How many callers wait for a flush: queued behind the running one (for tests and gauges). */
+  int waiting() {
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   private static void wake(Pending<?, ?> p) {
     p.woken = true;
     if (p.wake != null) {

@@ -91,6 +91,11 @@ public final class JdbcInboxStore implements InboxStore {
     return dataSource;
   }
 
+  /** The coalescing layer, or null when coalescing is off (for this package's tests). */
+  CoalescedCalls coalesced() {
+    return coalesced;
+  }
+
   /** The operator actions on this store's table: stats, release, retry-dead, prune. */
   public InboxAdmin admin() {
     return admin;
