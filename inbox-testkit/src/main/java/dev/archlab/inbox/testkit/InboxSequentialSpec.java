@@ -67,4 +67,29 @@ public class InboxSequentialSpec {
     Rec r = records.get(id);
     return r == null ? "absent" : r.state + "/" + r.attempts;
   }
+
+  /**
+   * The same contract, with both refusals of a {@code complete} reported as REFUSED, for stores
+   * that decide the refusal atomically but read its reason afterwards (the JDBC store: a fenced
+   * UPDATE that matched no row, then a read of the record to say why, so a record inserted between
+   * the two makes an UNKNOWN claim read as LOST).
+   */
+  public static class RefusalsFolded extends InboxSequentialSpec {
+
+    /** An empty store. */
+    public RefusalsFolded() {}
+
+    /**
+     * Like {@link InboxSequentialSpec#complete}, with LOST and UNKNOWN both REFUSED.
+     *
+     * @param id the message, by number
+     * @param token the claim's fencing token
+     * @return DONE or REFUSED
+     */
+    @Override
+    public String complete(int id, int token) {
+      String answer = super.complete(id, token);
+      return answer.equals("DONE") ? answer : "REFUSED";
+    }
+  }
 }

@@ -66,8 +66,8 @@ public class MemoryInboxStoreLincheckTest {
   void linearizableUnderModelChecking() {
     new ModelCheckingOptions()
         .sequentialSpecification(InboxSequentialSpec.class)
-        .iterations(50)
-        .invocationsPerIteration(1_000)
+        .iterations(20)
+        .invocationsPerIteration(500)
         .threads(2)
         .actorsPerThread(3)
         .check(MemoryInboxStoreLincheckTest.class);
