@@ -150,15 +150,19 @@ public final class MariaDbDatabase extends TestDatabase {
 
   @Override
   void fillDone(String table, int rows) throws SQLException {
+    execute(fillDoneSql(table, rows));
+  }
+
+  /** The statement of {@link #fillDone}, for every fixture on this server. */
+  static String fillDoneSql(String table, int rows) {
     // seq_1_to_N is MariaDB's built-in sequence table.
-    execute(
-        "INSERT INTO "
-            + table
-            + " (consumer, message_id, state, attempts, created_at, updated_at)"
-            + " SELECT 'old', CONCAT('old-', seq), 'DONE', 1,"
-            + " UTC_TIMESTAMP(6) - INTERVAL 1 DAY, UTC_TIMESTAMP(6) - INTERVAL 1 DAY"
-            + " FROM seq_1_to_"
-            + rows);
+    return "INSERT INTO "
+        + table
+        + " (consumer, message_id, state, attempts, created_at, updated_at)"
+        + " SELECT 'old', CONCAT('old-', seq), 'DONE', 1,"
+        + " UTC_TIMESTAMP(6) - INTERVAL 1 DAY, UTC_TIMESTAMP(6) - INTERVAL 1 DAY"
+        + " FROM seq_1_to_"
+        + rows;
   }
 
   @Override
