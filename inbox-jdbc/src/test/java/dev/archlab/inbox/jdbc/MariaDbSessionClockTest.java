@@ -30,9 +30,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * What only a MariaDB server can show, apart from the suites every database runs ({@link
  * JdbcStoreTest} and the others registered through {@link TestDatabases}): leases follow the
- * database session's clock. Runs on each registered database served by MariaDB (its own dialect
- * and the MySQL dialect on it), named after it; reported as skipped, without starting the server,
- * for each that {@value TestDatabases#PROPERTY} leaves out.
+ * database session's clock. Runs on each registered database served by MariaDB (its own dialect and
+ * the MySQL dialect on it), named after it; reported as skipped, without starting the server, for
+ * each that {@value TestDatabases#PROPERTY} leaves out.
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("onMariaDbServer")
