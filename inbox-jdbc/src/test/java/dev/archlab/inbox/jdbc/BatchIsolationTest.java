@@ -24,16 +24,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A batch's failures stay with the messages that cause them, a repeated id within a batch answers
- * what a single call would, and a handler cannot end the transaction it was handed. One subclass
- * per database; each writes a business ledger in the handler's transaction, with no unique key, so
- * a repeated effect would show as a second row.
+ * what a single call would, and a handler cannot end the transaction it was handed. Runs once per
+ * database registered in {@link TestDatabases}, named after it; each writes a business ledger in
+ * the handler's transaction, with no unique key, so a repeated effect would show as a second row.
  */
-abstract class AbstractBatchIsolationTest {
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.archlab.inbox.jdbc.TestDatabases#selected")
+class BatchIsolationTest {
 
   static final String TABLE = "inbox_batch";
   static final String LEDGER = "batch_ledger";
@@ -45,7 +50,12 @@ abstract class AbstractBatchIsolationTest {
 
   JdbcInboxStore store;
 
-  abstract TestDatabase database();
+  /** The database this run of the suite is on, started on first use. */
+  @Parameter TestDatabases.Registered registered;
+
+  TestDatabase database() {
+    return registered.get();
+  }
 
   @BeforeEach
   void freshTables() throws SQLException {

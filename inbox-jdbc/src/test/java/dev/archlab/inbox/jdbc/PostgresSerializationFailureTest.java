@@ -6,6 +6,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,30 +21,34 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The database-only behaviour on PostgreSQL. */
-class PostgresStoreTest extends AbstractJdbcStoreTest {
-  @Override
+/**
+ * What only PostgreSQL can show, apart from the suites every database runs ({@link JdbcStoreTest}
+ * and the others registered through {@link TestDatabases}): a real serialization failure. Skipped,
+ * without starting the server, when {@value TestDatabases#PROPERTY} leaves PostgreSQL out.
+ */
+class PostgresSerializationFailureTest {
+
+  static final String TABLE = JdbcStoreTest.TABLE;
+
+  JdbcInboxStore store;
+
   TestDatabase database() {
     return PostgresDatabase.get();
   }
 
-  @Override
-  void fillDone(String table, int rows) throws SQLException {
-    database()
-        .execute(
-            "INSERT INTO "
-                + table
-                + " (consumer, message_id, state, attempts, created_at, updated_at)"
-                + " SELECT 'old', 'old-' || g, 'DONE', 1,"
-                + " now() - INTERVAL '1 day', now() - INTERVAL '1 day'"
-                + " FROM generate_series(1, "
-                + rows
-                + ") AS g");
-    database().execute("ANALYZE " + table);
+  @BeforeEach
+  void freshTable() throws SQLException {
+    TestDatabases.assumeSelected("postgresql");
+    store = database().freshStore(TABLE);
+  }
+
+  BeginResult begin(String consumer, String id) {
+    return store.begin(new BeginRequest(consumer, id, JdbcStoreTest.LEASE, 5, null));
   }
 
   /**

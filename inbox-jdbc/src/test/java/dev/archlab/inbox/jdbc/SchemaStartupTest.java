@@ -30,6 +30,9 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Start-up on a live table (issue 12): while one connection holds a transaction open on the inbox
@@ -37,50 +40,37 @@ import org.junit.jupiter.api.Timeout;
  * never makes an unrelated claim wait, issues no DDL for a schema that is there, and where DDL is
  * needed and blocked gives up within its bound with a clear error. Also schema-qualified table
  * names, a database that does not exist and when the dialect is detected (issue 22, items 3, 7 and
- * 10). One subclass per database.
+ * 10). Runs once per database registered in {@link TestDatabases}, named after it.
  *
  * <p>Ordering is shown with futures, never with timing: every claim future must complete while the
  * holder's transaction is still open (it is rolled back only afterwards); {@link #BACKSTOP} only
  * turns a hang into a failure.
  */
-abstract class AbstractSchemaStartupTest {
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.archlab.inbox.jdbc.TestDatabases#selected")
+class SchemaStartupTest {
 
   static final Duration LEASE = Duration.ofSeconds(30);
 
   /** Turns a hang into a failure; never a "fast enough" threshold. */
   static final long BACKSTOP_SECONDS = 60;
 
-  abstract TestDatabase database();
+  /** The database this run of the suite is on, started on first use. */
+  @Parameter TestDatabases.Registered registered;
 
-  /** A query counting sessions that wait for a lock right now. */
-  abstract String lockWaitersSql();
-
-  /**
-   * A query counting indexes named {@code index} (as created, unquoted) in schema {@code
-   * namespace}, or in the connection's current one when it is null.
-   */
-  abstract String indexCountSql(String namespace, String index);
-
-  String indexCountSql(String index) {
-    return indexCountSql(null, index);
+  TestDatabase database() {
+    return registered.get();
   }
 
-  /** Drops index {@code index} of {@code table}. */
-  abstract String dropIndexSql(String table, String index);
-
-  /** A schema (MySQL/MariaDB: database) that exists and the test user may create tables in. */
-  abstract String existingNamespace() throws SQLException;
+  /** A query counting indexes named {@code index} in the connection's current schema. */
+  String indexCountSql(String index) {
+    return database().indexCountSql(null, index);
+  }
 
   /** A schema (MySQL/MariaDB: database) that does not exist. */
   String absentNamespace() {
     return "inbox_absent";
   }
-
-  /** URL, user and password of a database on this server that does not exist. */
-  abstract String[] missingDatabase();
-
-  /** Whether creating an index must wait for a transaction open on the table. */
-  abstract boolean indexCreationWaitsForOpenTransactions();
 
   /**
    * These tests claim while another connection holds a write transaction open. On a database with
@@ -147,7 +137,7 @@ abstract class AbstractSchemaStartupTest {
     String table = "startup_noidx";
     String index = table + "_state_updated_idx";
     JdbcInboxStore running = database().freshStore(table);
-    database().execute(dropIndexSql(table, index));
+    database().execute(database().dropIndexSql(table, index));
     running.begin(new BeginRequest("holder", "h-1", LEASE, 5, null));
     JdbcInboxStore starting =
         database()
@@ -172,7 +162,7 @@ abstract class AbstractSchemaStartupTest {
       assertThat(claim.get(BACKSTOP_SECONDS, TimeUnit.SECONDS))
           .as("an unrelated claim while the holder's transaction is open")
           .isTrue();
-      if (indexCreationWaitsForOpenTransactions()) {
+      if (database().indexCreationWaitsForOpenTransactions()) {
         assertThatThrownBy(() -> startup.get(BACKSTOP_SECONDS, TimeUnit.SECONDS))
             .isInstanceOf(ExecutionException.class)
             .cause()
@@ -234,7 +224,7 @@ abstract class AbstractSchemaStartupTest {
 
   boolean someoneWaitsForALock() {
     try {
-      return database().count(lockWaitersSql()) > 0;
+      return database().count(database().lockWaitersSql()) > 0;
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
@@ -289,13 +279,13 @@ abstract class AbstractSchemaStartupTest {
   @Test
   @DisplayName("a table in another existing schema is created there, with its index, and used")
   void qualifiedTableInExistingSchema() throws Exception {
-    String ns = existingNamespace();
+    String ns = database().existingNamespace();
     String name = ns + ".qualified_inbox";
     database().execute("DROP TABLE IF EXISTS " + name);
     JdbcInboxStore s = database().storeBuilder(database().dataSource()).table(name).build();
     s.createSchemaIfMissing();
     assertThat(s.schemaExists()).isTrue();
-    assertThat(database().count(indexCountSql(ns, "qualified_inbox_state_updated_idx")))
+    assertThat(database().count(database().indexCountSql(ns, "qualified_inbox_state_updated_idx")))
         .isEqualTo(1);
     assertThat(s.begin(new BeginRequest("q", "q-1", LEASE, 5, null)).claimed()).isTrue();
     assertThat(database().count("SELECT COUNT(*) FROM " + name)).isEqualTo(1);
@@ -311,8 +301,8 @@ abstract class AbstractSchemaStartupTest {
   @Test
   @DisplayName("a database that does not exist is StoreUnavailableException, saying so")
   void databaseThatDoesNotExist() {
-    String[] login = missingDatabase();
-    try (HikariDataSource nowhere = AbstractJdbcStoreTest.poolFor(login[0], login[1], login[2])) {
+    String[] login = database().missingDatabase();
+    try (HikariDataSource nowhere = JdbcStoreTest.poolFor(login[0], login[1], login[2])) {
       JdbcInboxStore s = database().storeBuilder(nowhere).table("inbox").build();
       assertThatThrownBy(() -> s.begin(new BeginRequest("c", "m", LEASE, 5, null)))
           .isInstanceOfSatisfying(
@@ -344,7 +334,7 @@ abstract class AbstractSchemaStartupTest {
   static DataSource driverOnly(String url, String user, String password) {
     return (DataSource)
         java.lang.reflect.Proxy.newProxyInstance(
-            AbstractSchemaStartupTest.class.getClassLoader(),
+            SchemaStartupTest.class.getClassLoader(),
             new Class<?>[] {DataSource.class},
             (proxy, method, args) -> {
               if (method.getName().equals("getConnection")) {

@@ -47,16 +47,21 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What only a database store can show, on one real database: the business write and DONE in one
  * transaction (and its rollback for stale owners and failing handlers), the one-commit mode,
- * batches, the database clock, prune under load, schema handling and error translation. One
- * subclass per database.
+ * batches, the database clock, prune under load, schema handling and error translation. Runs once
+ * per database registered in {@link TestDatabases}, named after it.
  */
-abstract class AbstractJdbcStoreTest {
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.archlab.inbox.jdbc.TestDatabases#selected")
+class JdbcStoreTest {
 
   static final String TABLE = "inbox_jdbc";
   static final String EFFECTS = "biz_effect";
@@ -64,7 +69,12 @@ abstract class AbstractJdbcStoreTest {
 
   JdbcInboxStore store;
 
-  abstract TestDatabase database();
+  /** The database this run of the suite is on, started on first use. */
+  @Parameter TestDatabases.Registered registered;
+
+  TestDatabase database() {
+    return registered.get();
+  }
 
   @BeforeEach
   void freshTables() throws SQLException {
@@ -859,14 +869,6 @@ abstract class AbstractJdbcStoreTest {
 
   // ---- prune under load -----------------------------------------------------------------------
 
-  /** Rows for the prune-under-load test; a slow database may lower it. */
-  int pruneRows() {
-    return 1_000_000;
-  }
-
-  /** Fills {@code table} with {@code rows} DONE records of consumer 'old', updated a day ago. */
-  abstract void fillDone(String table, int rows) throws SQLException;
-
   /**
    * Reports the test as skipped, with {@code why}, on a database with one writer at a time, where
    * the situation it builds (a second writer while a transaction is open) cannot arise.
@@ -874,11 +876,6 @@ abstract class AbstractJdbcStoreTest {
   void assumeSeveralWriters(String why) {
     org.junit.jupiter.api.Assumptions.assumeFalse(
         database().oneWriterAtATime(), database().name() + ": " + why);
-  }
-
-  /** An SQL literal of a fixed past time, in the type the database stores times as. */
-  String pastTimeLiteral() {
-    return "TIMESTAMP '2020-01-01 00:00:00'";
   }
 
   /**
@@ -902,9 +899,9 @@ abstract class AbstractJdbcStoreTest {
   @Timeout(600)
   @DisplayName("prune of many DONE rows runs in short batches while claims continue")
   void pruneWhileClaiming() throws Exception {
-    int rows = pruneRows();
+    int rows = database().pruneRows();
     int batchSize = rows / 100; // 10 000 for a million rows: at least 100 batches
-    fillDone(TABLE, rows);
+    database().fillDone(TABLE, rows);
     JdbcInboxStore batched =
         database()
             .storeBuilder(database().dataSource())
@@ -1168,9 +1165,9 @@ abstract class AbstractJdbcStoreTest {
               + "', 'DONE', "
               + attempts
               + ", "
-              + pastTimeLiteral()
+              + database().pastTimeLiteral()
               + ", "
-              + pastTimeLiteral()
+              + database().pastTimeLiteral()
               + ")";
       if (attempts >= 1) {
         database().execute(insert); // the same statement is accepted with a valid count

@@ -11,33 +11,61 @@ import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.Outcome.Status;
 import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** The database-only behaviour on MariaDB. */
-class MariaDbStoreTest extends AbstractJdbcStoreTest {
-  @Override
-  TestDatabase database() {
-    return MariaDbDatabase.get();
+/**
+ * What only a MariaDB server can show, apart from the suites every database runs ({@link
+ * JdbcStoreTest} and the others registered through {@link TestDatabases}): leases follow the
+ * database session's clock. Runs on each registered database served by MariaDB (its own dialect and
+ * the MySQL dialect on it), named after it; reported as skipped, without starting the server, for
+ * each that {@value TestDatabases#PROPERTY} leaves out.
+ */
+@ParameterizedClass(name = "{0}")
+@MethodSource("onMariaDbServer")
+class MariaDbSessionClockTest {
+
+  /** The registered databases whose server is MariaDB. */
+  private static final Set<String> ON_MARIADB_SERVER =
+      Set.of("mariadb", "mysql-dialect-on-mariadb");
+
+  static final String TABLE = JdbcStoreTest.TABLE;
+
+  /** The database this run is on, started on first use. */
+  @Parameter TestDatabases.Registered registered;
+
+  JdbcInboxStore store;
+
+  /** Selected or not: an unselected one reports its runs as skipped, with the reason. */
+  static List<TestDatabases.Registered> onMariaDbServer() {
+    return TestDatabases.all().stream().filter(r -> ON_MARIADB_SERVER.contains(r.name())).toList();
   }
 
-  @Override
-  void fillDone(String table, int rows) throws SQLException {
-    // seq_1_to_N is MariaDB's built-in sequence table.
-    database()
-        .execute(
-            "INSERT INTO "
-                + table
-                + " (consumer, message_id, state, attempts, created_at, updated_at)"
-                + " SELECT 'old', CONCAT('old-', seq), 'DONE', 1,"
-                + " UTC_TIMESTAMP(6) - INTERVAL 1 DAY, UTC_TIMESTAMP(6) - INTERVAL 1 DAY"
-                + " FROM seq_1_to_"
-                + rows);
+  TestDatabase database() {
+    return registered.get();
+  }
+
+  @BeforeEach
+  void freshTable() throws SQLException {
+    TestDatabases.assumeSelected(registered.name());
+    store = database().freshStore(TABLE);
+  }
+
+  BeginResult begin(String consumer, String id) {
+    return store.begin(new BeginRequest(consumer, id, JdbcStoreTest.LEASE, 5, null));
   }
 
   /**
@@ -58,7 +86,7 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
     IdempotentConsumer jvmAhead =
         IdempotentConsumer.builder("clock", store)
             .handler((m, a) -> runs.incrementAndGet())
-            .config(config(5))
+            .config(JdbcStoreTest.config(5))
             .clock(Clock.offset(Clock.systemUTC(), ahead))
             .build();
     assertThat(jvmAhead.consume(Message.of("db-clock")).status()).isEqualTo(Status.IN_FLIGHT);
@@ -77,7 +105,7 @@ class MariaDbStoreTest extends AbstractJdbcStoreTest {
       IdempotentConsumer dbAhead =
           IdempotentConsumer.builder("clock", aheadStore)
               .handler((m, a) -> runs.incrementAndGet())
-              .config(config(5))
+              .config(JdbcStoreTest.config(5))
               .build();
       Outcome takenOver = dbAhead.consume(Message.of("db-clock"));
       assertThat(takenOver.status()).isEqualTo(Status.APPLIED);

@@ -48,7 +48,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -56,9 +59,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * exactly to the number of workers must never stall or time out while lease heartbeats, prune and
  * reads run alongside the claims; restarting every consumer (new pools, new store objects) must
  * never make a DONE record claimable again; and a handler that dies after its claim must be retried
- * after the lease, never counted as done. One subclass per database.
+ * after the lease, never counted as done. Runs once per database registered in {@link
+ * TestDatabases}, named after it.
  */
-abstract class AbstractPoolAndRestartTest {
+@ParameterizedClass(name = "{0}")
+@MethodSource("dev.archlab.inbox.jdbc.TestDatabases#selected")
+class PoolAndRestartTest {
 
   static final String TABLE = "inbox_pool";
   static final String EFFECTS = "pool_effect";
@@ -70,7 +76,12 @@ abstract class AbstractPoolAndRestartTest {
    */
   static final Duration POOL_TIMEOUT = Duration.ofSeconds(30);
 
-  abstract TestDatabase database();
+  /** The database this run of the suite is on, started on first use. */
+  @Parameter TestDatabases.Registered registered;
+
+  TestDatabase database() {
+    return registered.get();
+  }
 
   /**
    * Waits until {@code condition} holds; the 60 s limit is a backstop that only turns a hang into a
@@ -140,7 +151,7 @@ abstract class AbstractPoolAndRestartTest {
     DataSource wrap(DataSource real) {
       return (DataSource)
           Proxy.newProxyInstance(
-              AbstractPoolAndRestartTest.class.getClassLoader(),
+              PoolAndRestartTest.class.getClassLoader(),
               new Class<?>[] {DataSource.class},
               (proxy, method, args) -> {
                 if (!method.getName().equals("getConnection")) {
