@@ -16,7 +16,7 @@ if redis.call('EXISTS', key) == 0 then
   if ARGV[3] == '1' then
     redis.call('HSET', key, 'ph', ARGV[4])
   end
-  redis.call('ZADD', KEYS[2], now, id)
+  redis.call('ZADD', KEYS[2], num(now), id)
   -- An earlier DONE record of this id may have expired and left its index entries behind.
   redis.call('ZREM', KEYS[3], id)
   redis.call('ZREM', KEYS[5], id)

@@ -29,7 +29,7 @@ if transition == 'DONE' then
   end
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZADD', KEYS[3], r[3], id)
-  redis.call('ZADD', KEYS[5], now, id)
+  redis.call('ZADD', KEYS[5], num(now), id)
   -- The dedup window is Redis's own expiry, set in the same step as the completion.
   redis.call('PEXPIRE', key, amount)
 elseif transition == 'RETRY' then

@@ -8,11 +8,13 @@ local deleted = 0
 for _, id in ipairs(ids) do
   local key = ARGV[3] .. id
   local r = redis.call('HMGET', key, 'st', 'ua')
-  if r[1] == 'DONE' and tonumber(r[2]) < tonumber(ARGV[1]) then
+  local done = r[1] == 'DONE'
+  if done and tonumber(r[2]) < tonumber(ARGV[1]) then
     redis.call('DEL', key)
     deleted = deleted + 1
   end
-  if r[1] == 'DONE' or not r[1] then
+  -- Deleted now, expired by Redis, or (never expected) no longer DONE: the entries are stale.
+  if not done or redis.call('EXISTS', key) == 0 then
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZREM', KEYS[2], id)
   end

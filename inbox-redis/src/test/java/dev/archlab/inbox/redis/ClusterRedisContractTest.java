@@ -7,6 +7,6 @@ import dev.archlab.inbox.testkit.StoreFixture;
 class ClusterRedisContractTest extends InboxStoreContractTest {
   @Override
   protected StoreFixture newFixture() {
-    return RedisStoreFixture.cluster();
+    return RedisStoreFixture.cluster(RedisStoreFixture.CONTRACT_BUCKETS);
   }
 }

@@ -14,8 +14,14 @@ class ClusterRedisModelTest extends InboxStoreModelTest {
     return true;
   }
 
+  /** Enough seeds to reach every outcome (the coverage check); more by hand with -D. */
+  @Override
+  protected int seeds() {
+    return 100;
+  }
+
   @Override
   protected StoreFixture newFixture() {
-    return RedisStoreFixture.cluster();
+    return RedisStoreFixture.cluster(RedisStoreFixture.MODEL_BUCKETS);
   }
 }

@@ -7,6 +7,6 @@ import dev.archlab.inbox.testkit.StoreFixture;
 class StandaloneRedisContractTest extends InboxStoreContractTest {
   @Override
   protected StoreFixture newFixture() {
-    return RedisStoreFixture.standalone();
+    return RedisStoreFixture.standalone(RedisStoreFixture.CONTRACT_BUCKETS);
   }
 }

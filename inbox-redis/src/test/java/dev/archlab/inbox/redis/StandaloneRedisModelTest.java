@@ -14,8 +14,14 @@ class StandaloneRedisModelTest extends InboxStoreModelTest {
     return true;
   }
 
+  /** Enough seeds to reach every outcome (the coverage check); more by hand with -D. */
+  @Override
+  protected int seeds() {
+    return 100;
+  }
+
   @Override
   protected StoreFixture newFixture() {
-    return RedisStoreFixture.standalone();
+    return RedisStoreFixture.standalone(RedisStoreFixture.MODEL_BUCKETS);
   }
 }
