@@ -22,12 +22,12 @@ import java.util.Set;
  * A consumer process for {@link RedisKillTest}, delivering like an at-least-once broker: it reads
  * the ids the driver released (a Redis list), consumes each through a {@link RedisInboxStore} until
  * the outcome may be acknowledged, and keeps redelivering the others. The handler's effect is an
- * independent tally in Redis: a counter per id and the set of fencing tokens (attempt numbers) it
- * ran under. Ids starting with "poison" always fail. After its first applied message it creates
- * {@code <dir>/applied-<pid>}, so the driver kills only processes known to be running. It exits
- * when the driver sets the stop key.
+ * independent tally in Redis: per id, a hash counting how often it ran under each fencing token
+ * (attempt number). Ids starting with "poison" always fail. After its first applied message it
+ * creates {@code <dir>/applied-<pid>}, so the driver kills only processes known to be running. It
+ * exits when the driver sets the stop key.
  *
- * <p>Arguments: redisPort keyPrefix consumerName dir.
+ * <p>Arguments: redisPort keyPrefix consumerName dir maxAttempts.
  */
 public final class RedisConsumerProcess {
 
@@ -38,6 +38,7 @@ public final class RedisConsumerProcess {
     String prefix = args[1];
     String name = args[2];
     Path dir = Path.of(args[3]);
+    int maxAttempts = Integer.parseInt(args[4]);
     String uri = "redis://127.0.0.1:" + port;
     RedisClient client = RedisClient.create(uri);
     try (StatefulRedisConnection<String, String> raw = client.connect();
@@ -52,7 +53,7 @@ public final class RedisConsumerProcess {
                       .lease(Duration.ofSeconds(2))
                       .retryPolicy(
                           RetryPolicy.custom()
-                              .maxAttempts(3)
+                              .maxAttempts(maxAttempts)
                               .initialDelay(Duration.ofMillis(10))
                               .jitter(0)
                               .build())
@@ -62,9 +63,10 @@ public final class RedisConsumerProcess {
                     if (message.id().startsWith("poison")) {
                       throw new IllegalStateException("poison message " + message.id());
                     }
-                    redis.incr(prefix + "tally:" + message.id());
-                    redis.sadd(
-                        prefix + "tokens:" + message.id(), Integer.toString(attempt.number()));
+                    // One command, so a kill cannot split the tally: per id, how often the
+                    // effect ran under each fencing token.
+                    redis.hincrby(
+                        prefix + "tally:" + message.id(), Integer.toString(attempt.number()), 1);
                     // A little work after the effect, so a kill often lands between the effect
                     // and the completion: the case a takeover must run again.
                     Thread.sleep(2);

@@ -38,8 +38,7 @@ final class RedisStoreFixture implements StoreFixture {
 
   /** A fixture on the standalone server with {@code buckets} buckets. */
   static RedisStoreFixture standalone(int buckets) {
-    return new RedisStoreFixture(
-        settings(buckets).client(RedisServers.standaloneClient()).build());
+    return new RedisStoreFixture(settings(buckets).client(RedisServers.standaloneClient()).build());
   }
 
   /** A fixture on the cluster with {@code buckets} buckets. */
@@ -80,7 +79,9 @@ final class RedisStoreFixture implements StoreFixture {
             .onKey(
                 scriptKeys[0],
                 false,
-                c -> c.eval(SHIFT, ScriptOutputType.INTEGER, scriptKeys, micros, recordPrefix, minus));
+                c ->
+                    c.eval(
+                        SHIFT, ScriptOutputType.INTEGER, scriptKeys, micros, recordPrefix, minus));
       }
     }
   }
