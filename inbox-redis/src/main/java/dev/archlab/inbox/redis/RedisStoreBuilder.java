@@ -5,6 +5,8 @@ import dev.archlab.inbox.StoreUnavailableException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +47,8 @@ public final class RedisStoreBuilder {
   }
 
   /**
-   * Whether {@link #uri} names a Redis Cluster; default false.
+   * Whether {@link #uri} names a Redis Cluster; default false. The store's cluster client reads the
+   * topology again after a failover (adaptive refresh) and every 30 s.
    *
    * @param cluster true for a cluster
    * @return this builder
@@ -156,6 +159,7 @@ public final class RedisStoreBuilder {
     }
     if (cluster) {
       RedisClusterClient owned = RedisClusterClient.create(seeds(uri));
+      owned.setOptions(failoverAwareOptions());
       return connected(() -> new RedisTarget.Cluster(owned, true), owned::shutdown);
     }
     RedisClient owned = RedisClient.create(parse(uri));
@@ -172,6 +176,20 @@ public final class RedisStoreBuilder {
       }
       throw new StoreUnavailableException("cannot connect to Redis: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Cluster client options that follow a failover: besides Lettuce's adaptive refresh (on by
+   * default: the topology is read again when a node keeps refusing connections or answers
+   * MOVED/ASK), the topology is read every 30 s regardless, so commands reach a promoted replica.
+   */
+  static ClusterClientOptions failoverAwareOptions() {
+    return ClusterClientOptions.builder()
+        .topologyRefreshOptions(
+            ClusterTopologyRefreshOptions.builder()
+                .enablePeriodicRefresh(Duration.ofSeconds(30))
+                .build())
+        .build();
   }
 
   private static List<RedisURI> seeds(String uri) {

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -69,36 +70,90 @@ final class RedisServers {
     return standaloneClient;
   }
 
-  /** The cluster's six nodes (three masters, three replicas), made on first use. */
+  /** The shared cluster's six nodes (three masters, three replicas), made on first use. */
   static synchronized List<RedisNode> cluster() {
     if (clusterNodes == null) {
-      List<RedisNode> nodes = new ArrayList<>();
-      for (int i = 0; i < 6; i++) {
-        nodes.add(
-            start("cluster" + i, "--cluster-enabled", "yes", "--cluster-node-timeout", "2000"));
-      }
-      List<String> create = new ArrayList<>(List.of(cli().toString(), "--cluster", "create"));
-      for (RedisNode n : nodes) {
-        create.add(n.address());
-      }
-      create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-      run(nodes.get(0).dir().resolve("create.out"), create);
-      for (RedisNode n : nodes) {
-        awaitClusterOk(n);
-      }
-      clusterNodes = List.copyOf(nodes);
+      clusterNodes = startCluster("cluster");
     }
     return clusterNodes;
+  }
+
+  /**
+   * A new cluster of three masters with one replica each, for a test that breaks it (kills a node);
+   * {@link #stop} its nodes when done. Failover after {@code cluster-node-timeout} 2 s.
+   */
+  static List<RedisNode> startCluster(String name) {
+    List<RedisNode> nodes = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      nodes.add(
+          start(
+              name + i,
+              "--cluster-enabled",
+              "yes",
+              "--cluster-node-timeout",
+              "2000",
+              // A replica syncs at once (the default waits 5 s for more replicas) ...
+              "--repl-diskless-sync-delay",
+              "0",
+              // ... and may take over however long it was cut off from its master.
+              "--cluster-replica-validity-factor",
+              "0"));
+    }
+    List<String> create = new ArrayList<>(List.of(cli().toString(), "--cluster", "create"));
+    for (RedisNode n : nodes) {
+      create.add(n.address());
+    }
+    create.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
+    run(nodes.get(0).dir().resolve("create.out"), create);
+    for (RedisNode n : nodes) {
+      awaitClusterOk(n);
+    }
+    // Every replica has its master's data, so a killed master can be replaced.
+    for (RedisNode n : nodes) {
+      if (!isMaster(n)) {
+        awaitAnswerContaining(n, "INFO replication", "master_link_status:up");
+      }
+    }
+    return List.copyOf(nodes);
+  }
+
+  /** A cluster client for {@code nodes} that follows failovers, with a short command timeout. */
+  static RedisClusterClient clusterClient(List<RedisNode> nodes, Duration commandTimeout) {
+    List<RedisURI> seeds = new ArrayList<>();
+    for (RedisNode n : nodes) {
+      seeds.add(
+          RedisURI.builder()
+              .withHost("127.0.0.1")
+              .withPort(n.port())
+              .withTimeout(commandTimeout)
+              .build());
+    }
+    RedisClusterClient client = RedisClusterClient.create(seeds);
+    client.setOptions(RedisStoreBuilder.failoverAwareOptions());
+    return client;
+  }
+
+  /** Kills every node of a cluster made by {@link #startCluster}. */
+  static void stop(List<RedisNode> nodes) {
+    for (RedisNode n : nodes) {
+      n.process().destroyForcibly();
+    }
+  }
+
+  /** Whether the node is a master now (INFO replication says role:master). */
+  static boolean isMaster(RedisNode node) {
+    try {
+      String info = command(node.port(), "INFO replication");
+      return info != null && info.contains("role:master");
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** A cluster client seeded with every node, shared by the tests of this JVM. */
   static synchronized RedisClusterClient clusterClient() {
     if (clusterClient == null) {
-      List<RedisURI> seeds = new ArrayList<>();
-      for (RedisNode n : cluster()) {
-        seeds.add(RedisURI.create("127.0.0.1", n.port()));
-      }
-      clusterClient = RedisClusterClient.create(seeds);
+      clusterClient = clusterClient(cluster(), Duration.ofSeconds(60));
     }
     return clusterClient;
   }
@@ -211,6 +266,26 @@ final class RedisServers {
                 + command
                 + "; see "
                 + node.dir());
+      }
+      pause();
+    }
+  }
+
+  private static void awaitAnswerContaining(RedisNode node, String command, String expected) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STARTUP_LIMIT_SECONDS);
+    String answer = null;
+    while (true) {
+      try {
+        answer = command(node.port(), command);
+        if (answer != null && answer.contains(expected)) {
+          return;
+        }
+      } catch (IOException notYet) {
+        // keep polling
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            node.address() + " never answered " + command + " with " + expected + ": " + answer);
       }
       pause();
     }
