@@ -38,27 +38,28 @@ import java.util.function.Function;
  * script, never from a client's clock. {@code begin} takes the decision of {@link
  * RecordStateMachine#begin} (claim, duplicate, in flight, takeover with attempts + 1, death at the
  * last attempt, payload fingerprint check); complete, fail, extend and mark-dead are fenced by the
- * attempt number. A DONE record expires after the {@linkplain Builder#retention retention}, set by
- * the same script that completes it: the dedup window is Redis's own expiry. PROCESSING and DEAD
- * records never expire; {@link #prune} deletes DONE records early and drops index entries of
- * expired ones. Per-state sorted sets, kept by the same scripts, serve {@link #find}, {@link #list}
- * and the operator's counts ({@link #admin()}).
+ * attempt number. A DONE record expires after the {@linkplain RedisStoreBuilder#retention
+ * retention}, set by the same script that completes it: the dedup window is Redis's own expiry.
+ * PROCESSING and DEAD records never expire; {@link #prune} deletes DONE records early and drops
+ * index entries of expired ones. Per-state sorted sets, kept by the same scripts, serve {@link
+ * #find}, {@link #list} and the operator's counts ({@link #admin()}).
  *
  * <p><b>Redis Cluster.</b> A record and its index entries share the hash tag {@code
  * {consumer:bucket}}, where the bucket is a stable hash of the message id modulo the {@linkplain
- * Builder#buckets bucket count}, so each script touches one slot while one consumer's records
- * spread over many slots: a tag per consumer would put a busy consumer on one shard. Reads over all
- * records (list, prune, counts) visit every bucket. On a cluster each slot's master decides by its
- * own clock; keep the masters' clocks in step (NTP), as with any lease.
+ * RedisStoreBuilder#buckets bucket count}, so each script touches one slot while one consumer's
+ * records spread over many slots: a tag per consumer would put a busy consumer on one shard. Reads
+ * over all records (list, prune, counts) visit every bucket. On a cluster each slot's master
+ * decides by its own clock; keep the masters' clocks in step (NTP), as with any lease.
  *
  * <p><b>Durability, honestly.</b> Redis cannot commit a DONE record together with a business
  * database write, so this store is for effects outside the database. Redis replicates
  * asynchronously: a failover can lose the newest records, and a lost claim or completion lets a
- * message run again. {@link Builder#waitForReplicas} makes every write wait ({@code WAIT}) until
- * that many replicas hold it, which narrows that window at the cost of a replica round trip per
- * write; a write that is not confirmed in time is reported as {@link StoreUnavailableException} (it
- * did happen on the master). What the server keeps across its own restart depends on its
- * persistence settings (AOF with {@code appendfsync always} for every write).
+ * message run again. {@link RedisStoreBuilder#waitForReplicas} makes every write wait ({@code
+ * WAIT}) until that many replicas hold it, which narrows that window at the cost of a replica round
+ * trip per write; a write that is not confirmed in time is reported as {@link
+ * StoreUnavailableException} (it did happen on the master). What the server keeps across its own
+ * restart depends on its persistence settings (AOF with {@code appendfsync always} for every
+ * write).
  *
  * <p>Thread-safe; one multiplexed connection serves every thread. Close the store to close the
  * connection (and the client, if the store created it). Any Redis failure is reported as {@link
