@@ -22,6 +22,9 @@ import java.sql.Savepoint;
  *
  * <p>Made by {@link JdbcInboxStore#transactional} (own connection, commits) or {@link
  * JdbcInboxStore#inCallerTransaction} (the caller's connection; the caller commits or rolls back).
+ * In the caller's transaction on a database with one writer at a time, the whole delivery is
+ * written there, the claim included ({@link #deliveryStore}); a handler failure is then rolled back
+ * to a savepoint taken after the claim, so that the failure recorded next commits alone.
  */
 public final class TransactionalEffect implements ClaimedEffect {
 
