@@ -516,11 +516,6 @@ class BatchIsolationTest {
   @DisplayName(
       "guard: in the caller's transaction a handler's commit is refused and fails the attempt")
   void callerTransactionIsGuarded() throws Exception {
-    // The caller's open transaction holds the only write lock: the claim on a pooled connection
-    // would wait for it. Caller-transaction mode is not supported on SQLite.
-    org.junit.jupiter.api.Assumptions.assumeFalse(
-        database().oneWriterAtATime(),
-        database().name() + ": caller-transaction mode needs a second writer");
     try (Connection callerTx = database().dataSource().getConnection()) {
       callerTx.setAutoCommit(false);
       IdempotentConsumer c =
