@@ -27,7 +27,8 @@ public class InboxProperties {
   /** Rows deleted per statement when pruning, so a prune never holds long locks. */
   private int pruneBatchSize = 10_000;
 
-  /** Consumers by name: {@code inbox.consumers.<name>.*}. */
+  // Plain text in property comments: the configuration processor copies them into the IDE's help.
+  /** Consumers by name: inbox.consumers.NAME.lease and the other consumer settings. */
   private final Map<String, Consumer> consumers = new LinkedHashMap<>();
 
   private final Prune prune = new Prune();
@@ -361,8 +362,8 @@ public class InboxProperties {
   public static class Kafka {
 
     /**
-     * {@code @KafkaListener}s, by listener id, whose records run through an inbox consumer: one
-     * business effect per message id, DEAD and id-less records sent to the dead-letter topic.
+     * The @KafkaListener ids whose records run through an inbox consumer: one business effect per
+     * message id, DEAD and id-less records sent to the dead-letter topic.
      */
     private final Map<String, KafkaListener> listeners = new LinkedHashMap<>();
 
