@@ -133,9 +133,10 @@ public final class IdempotentConsumer implements AutoCloseable {
       // Claiming now would strand the message until its lease ends: the heartbeat is gone.
       throw new ConsumerClosedException(name);
     }
-    BeginResult begun = store.begin(settings.beginRequest(message));
+    InboxStore deliveryStore = effect.deliveryStore(store);
+    BeginResult begun = deliveryStore.begin(settings.beginRequest(message));
     Outcome unclaimed = steps.unclaimed(message, begun);
-    return unclaimed != null ? unclaimed : runClaimed(message, begun);
+    return unclaimed != null ? unclaimed : runClaimed(message, begun, deliveryStore);
   }
 
   /**
@@ -148,19 +149,21 @@ public final class IdempotentConsumer implements AutoCloseable {
     return steps.pruneExpired(config.dedupWindow().retention());
   }
 
-  private Outcome runClaimed(Message message, BeginResult begun) {
+  private Outcome runClaimed(Message message, BeginResult begun, InboxStore deliveryStore) {
     Claim claim = begun.claim();
     steps.claimed(message, claim);
     RunningAttempt attempt =
         new RunningAttempt(
             name,
-            store,
+            deliveryStore,
             steps,
             config.lease(),
             message,
             claim,
             Duration.between(begun.storeTime(), claim.leaseUntil()));
-    ScheduledFuture<?> heartbeat = startHeartbeat(attempt);
+    // A delivery store bound to the consuming thread's transaction is never used from the
+    // heartbeat's thread (see ClaimedEffect#deliveryStore): its claim needs no renewal.
+    ScheduledFuture<?> heartbeat = deliveryStore == store ? startHeartbeat(attempt) : null;
     InboxRecord done;
     try {
       done = effect.runAndComplete(attempt);
@@ -184,7 +187,7 @@ public final class IdempotentConsumer implements AutoCloseable {
       if (attempt.leaseLostReported()) {
         throw attempt.lostLease();
       }
-      return steps.recordFailure(message, attempt.claim(), e);
+      return steps.recordFailure(deliveryStore, message, attempt.claim(), e);
     } finally {
       attempt.finish();
       if (heartbeat != null) {

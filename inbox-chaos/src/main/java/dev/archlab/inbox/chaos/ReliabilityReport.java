@@ -345,7 +345,7 @@ public final class ReliabilityReport {
             + " hold.\n\n");
     md.append("| fault | test | injected | must hold |\n|---|---|---|---|\n");
     md.append(
-        "| stale owner | `AbstractJdbcStoreTest.staleOwnersBusinessWriteRollsBack`,"
+        "| stale owner | `JdbcStoreTest.staleOwnersBusinessWriteRollsBack`,"
             + " `staleOwnerWithHeartbeatRollsBack` | A's handler stalls past its lease (the"
             + " second variant freezes its heartbeat too, like a GC pause); B takes over and"
             + " commits | A's business row rolled back, one effect, LEASE_LOST fired once, record"
@@ -355,13 +355,13 @@ public final class ReliabilityReport {
             + " `badConsumerNamesAreRefusedEverywhere`, `forgedClaimsChangeNothing`,"
             + " `payloadMismatchLeavesEveryRecordAlone`, `unusualValidIdsRoundTrip`,"
             + " `trailingSpacesAreSignificant`; `MessageIdFromUtf8Test`;"
-            + " `AbstractJdbcStoreTest.tableNameInjectionIsRefused` | null, empty, whitespace,"
+            + " `JdbcStoreTest.tableNameInjectionIsRefused` | null, empty, whitespace,"
             + " no-break spaces, 10 KB, NUL and control characters, unpaired surrogates, malformed"
             + " UTF-8 bytes, SQL meta-characters, unicode, table names with quotes, comments,"
             + " look-alikes | a specific exception at every entry point; every other record read"
             + " back unchanged; valid unusual ids round-trip exactly |\n");
     md.append(
-        "| pool exhaustion | `AbstractPoolAndRestartTest.poolSizedToWorkersNeverStalls` | W = 1"
+        "| pool exhaustion | `PoolAndRestartTest.poolSizedToWorkersNeverStalls` | W = 1"
             + " and 4 workers on a pool of exactly W (2 s borrow timeout), heartbeat every 3 ms,"
             + " a pruner and a reader running alongside | no borrow ever times out, no LEASE_LOST,"
             + " one business row per id (found and fixed: the heartbeat held a lock its worker"

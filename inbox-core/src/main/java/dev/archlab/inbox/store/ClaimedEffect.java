@@ -27,4 +27,24 @@ public interface ClaimedEffect {
    *     refused, or a failure to record DONE (after the hook)
    */
   InboxRecord runAndComplete(ClaimedRun run) throws Exception;
+
+  /**
+   * The store through which the consumer writes one delivery's own records: the claim, a failed
+   * attempt or its move to DEAD, and the lease extensions the handler asks for. Called once per
+   * delivery, on the thread that consumes it, before the claim. The default is the consumer's
+   * store.
+   *
+   * <p>A database effect that runs in a transaction the caller holds may return a view of the store
+   * bound to that transaction, when the database cannot write anything else beside it (SQLite: one
+   * write lock per file). A store other than {@code consumerStore} is bound to the consuming
+   * thread: the consumer uses it on that thread only, so it runs no heartbeat renewals for the
+   * delivery (its claim is invisible to every other connection until the caller commits, and no one
+   * else can write meanwhile, so there is no lease anyone could take over).
+   *
+   * @param consumerStore the consumer's store
+   * @return the store for this delivery's writes; {@code consumerStore} unless bound as above
+   */
+  default InboxStore deliveryStore(InboxStore consumerStore) {
+    return consumerStore;
+  }
 }

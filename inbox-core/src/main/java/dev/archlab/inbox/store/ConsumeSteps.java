@@ -168,16 +168,33 @@ public final class ConsumeSteps {
    * @throws LeaseLostException if the claim is no longer current; reported as LEASE_LOST
    */
   public Outcome recordFailure(Message message, Claim claim, Exception failure) {
+    return recordFailure(store, message, claim, failure);
+  }
+
+  /**
+   * {@link #recordFailure(Message, Claim, Exception)} through {@code through} instead of the
+   * consumer's store: the store a {@link ClaimedEffect#deliveryStore} bound to the delivery.
+   *
+   * @param through the store to record the failure in
+   * @param message the delivery
+   * @param claim the claim the attempt ran under
+   * @param failure what the handler threw
+   * @return the FAILED or DEAD outcome
+   * @throws LeaseLostException if the claim is no longer current; reported as LEASE_LOST
+   */
+  public Outcome recordFailure(
+      InboxStore through, Message message, Claim claim, Exception failure) {
+    Objects.requireNonNull(through, "through");
     String error = describe(failure);
     try {
       if (!retryPolicy.hasAttemptsLeftAfter(claim.fencingToken())) {
-        InboxRecord dead = store.markDead(claim, error);
+        InboxRecord dead = through.markDead(claim, error);
         runDeadLetter(message, dead);
         emit(InboxEvent.Kind.DEAD, message.id(), dead.attempts(), failure);
         return Outcome.dead(message.id(), dead.attempts(), failure);
       }
       Duration delay = retryPolicy.delayAfter(claim.fencingToken());
-      InboxRecord failed = store.fail(claim, error, delay);
+      InboxRecord failed = through.fail(claim, error, delay);
       emit(InboxEvent.Kind.FAILED, message.id(), failed.attempts(), failure);
       return Outcome.failed(message.id(), failed.attempts(), delay, failed.leaseUntil(), failure);
     } catch (LeaseLostException lost) {

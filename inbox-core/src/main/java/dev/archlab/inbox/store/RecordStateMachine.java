@@ -9,6 +9,7 @@ import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.store.BeginResult.Kind;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -21,6 +22,16 @@ import java.util.Objects;
 public final class RecordStateMachine {
 
   private RecordStateMachine() {}
+
+  /**
+   * The {@code lastError} of a record that {@code begin} parks as DEAD because its last attempt's
+   * lease ran out without a recorded failure, as a {@link String#format} pattern of the attempt
+   * count ({@code %d}). Public so a store that decides on its server (a Redis script) writes the
+   * same text.
+   */
+  public static final String LEASE_EXPIRED_ERROR_FORMAT =
+      "lease expired without completion after %d attempt(s); the handler probably crashed the"
+          + " process";
 
   /**
    * What {@code begin} answers for an existing record {@code current} read at the store time {@code
@@ -71,9 +82,7 @@ public final class RecordStateMachine {
       String error =
           current.lastError() != null
               ? current.lastError()
-              : "lease expired without completion after "
-                  + current.attempts()
-                  + " attempt(s); the handler probably crashed the process";
+              : String.format(Locale.ROOT, LEASE_EXPIRED_ERROR_FORMAT, current.attempts());
       return BeginResult.of(
           Kind.DIED,
           current.transitioned(RecordState.DEAD, current.attempts(), null, now, error),

@@ -268,6 +268,13 @@ public final class JdbcInboxStore implements InboxStore {
    * Like {@link #transactional(TransactionalHandler)}, but on the connection of a transaction the
    * caller manages (e.g. one a framework opened): the store neither commits nor rolls back. If
    * {@link IdempotentConsumer#consume} throws, the caller must roll back.
+   *
+   * <p>On a database with one writer at a time ({@link JdbcDialect#oneWriterAtATime()}, SQLite),
+   * while the caller's connection has auto-commit off, the claim, a failed attempt (after rolling
+   * the handler's writes back to a savepoint taken after the claim) and lease extensions are
+   * written in the caller's transaction too, and no heartbeat runs: a connection of the store's own
+   * would wait for the write lock the caller's transaction holds. The caller should then commit
+   * after FAILED or DEAD as well; a rollback drops the attempt from the count.
    */
   public TransactionalEffect inCallerTransaction(
       ConnectionSupplier currentConnection, TransactionalHandler handler) {

@@ -1,5 +1,7 @@
 package dev.archlab.inbox.jdbc;
 
+import java.sql.SQLException;
+
 /** An in-memory H2 database in its default mode (no compatibility mode). */
 public final class H2Database extends TestDatabase {
 
@@ -57,5 +59,48 @@ public final class H2Database extends TestDatabase {
   @Override
   String minusMicros(String col) {
     return "DATEADD(MICROSECOND, -CAST(? AS BIGINT), " + col + ")";
+  }
+
+  @Override
+  void fillDone(String table, int rows) throws SQLException {
+    execute(
+        "INSERT INTO "
+            + table
+            + " (consumer, message_id, state, attempts, created_at, updated_at)"
+            + " SELECT 'old', 'old-' || X, 'DONE', 1,"
+            + " DATEADD(DAY, -1, CURRENT_TIMESTAMP(6)), DATEADD(DAY, -1, CURRENT_TIMESTAMP(6))"
+            + " FROM SYSTEM_RANGE(1, "
+            + rows
+            + ")");
+  }
+
+  @Override
+  String lockWaitersSql() {
+    return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL";
+  }
+
+  @Override
+  String indexCountSql(String namespace, String index) {
+    return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.INDEXES WHERE INDEX_NAME = UPPER('"
+        + index
+        + "') AND TABLE_SCHEMA = "
+        + (namespace == null ? "CURRENT_SCHEMA" : "UPPER('" + namespace + "')");
+  }
+
+  @Override
+  String dropIndexSql(String table, String index) {
+    int dot = table.indexOf('.');
+    return "DROP INDEX " + (dot < 0 ? "" : table.substring(0, dot + 1)) + index;
+  }
+
+  @Override
+  String existingNamespace() throws SQLException {
+    execute("CREATE SCHEMA IF NOT EXISTS inbox_app");
+    return "inbox_app";
+  }
+
+  @Override
+  String[] missingDatabase() {
+    return new String[] {"jdbc:h2:mem:no_such_database;IFEXISTS=TRUE", "sa", ""};
   }
 }

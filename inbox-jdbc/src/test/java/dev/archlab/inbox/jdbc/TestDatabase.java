@@ -11,7 +11,9 @@ import javax.sql.DataSource;
 
 /**
  * A real database server for the tests, started once per JVM by the tests themselves, with a
- * HikariCP pool on it and the dialect-specific SQL the fixtures need (moving stored time).
+ * HikariCP pool on it and every piece of database-specific SQL the shared suites need (moving
+ * stored time, killing a session, listing lock waiters, filling a table). One subclass per
+ * database, registered in {@link TestDatabases}; the suites themselves are written once.
  */
 public abstract class TestDatabase {
 
@@ -24,7 +26,7 @@ public abstract class TestDatabase {
 
   private HikariDataSource pool;
 
-  /** Short name for messages: postgresql, mariadb, h2. */
+  /** The name it is registered under in {@link TestDatabases}: postgresql, mariadb, h2, … */
   public abstract String name();
 
   /** JDBC URL of the test database. */
@@ -65,6 +67,52 @@ public abstract class TestDatabase {
 
   /** A query returning the session's current lock wait limit, in the database's own unit. */
   abstract String sessionLockTimeoutSql();
+
+  // ---- what the shared suites ask of each database ---------------------------------------------
+
+  /** Fills {@code table} with {@code rows} DONE records of consumer 'old', updated a day ago. */
+  abstract void fillDone(String table, int rows) throws SQLException;
+
+  /** An SQL literal of a fixed past time, in the type the database stores times as. */
+  String pastTimeLiteral() {
+    return "TIMESTAMP '2020-01-01 00:00:00'";
+  }
+
+  /** Rows for the store suite's prune-under-load test; a slow database may lower it. */
+  int pruneRows() {
+    return 1_000_000;
+  }
+
+  /**
+   * Random sequences the model test runs; a database behind a network round trip runs fewer, as
+   * each action costs more there.
+   */
+  int modelSeeds() {
+    return 200;
+  }
+
+  /** A query counting sessions that wait for a lock right now. */
+  abstract String lockWaitersSql();
+
+  /**
+   * A query counting indexes named {@code index} (as created, unquoted) in schema {@code
+   * namespace}, or in the connection's current one when it is null.
+   */
+  abstract String indexCountSql(String namespace, String index);
+
+  /** Drops index {@code index} of {@code table}. */
+  abstract String dropIndexSql(String table, String index);
+
+  /** A schema (MySQL/MariaDB: database) that exists and the test user may create tables in. */
+  abstract String existingNamespace() throws SQLException;
+
+  /** URL, user and password of a database on this server that does not exist. */
+  abstract String[] missingDatabase();
+
+  /** Whether creating an index must wait for a transaction open on the table. */
+  boolean indexCreationWaitsForOpenTransactions() {
+    return true;
+  }
 
   /**
    * Whether the database lets one writing transaction at a time exist (SQLite: one write lock per

@@ -23,8 +23,12 @@ import org.apache.kafka.common.Uuid;
  * A real Kafka broker (KRaft, broker and controller in one process) in its own JVM, from the
  * kafka_2.13 jars Maven resolved (their paths are in target/test-classpath.txt), listening on
  * 127.0.0.1 on free ports. Started on first use, stopped when the test JVM exits.
+ *
+ * <p>Public for other modules' tests (this module's test jar): a module using it declares
+ * kafka_2.13 as a test dependency and writes its own target/test-classpath.txt with
+ * maven-dependency-plugin's build-classpath, as this module's pom does.
  */
-final class KafkaBroker {
+public final class KafkaBroker {
 
   private static KafkaBroker instance;
 
@@ -38,7 +42,12 @@ final class KafkaBroker {
     this.dir = dir;
   }
 
-  static synchronized KafkaBroker get() {
+  /**
+   * The broker of this test JVM, started on first use.
+   *
+   * @return the running broker
+   */
+  public static synchronized KafkaBroker get() {
     if (instance == null) {
       try {
         instance = start();
@@ -53,7 +62,12 @@ final class KafkaBroker {
     return instance;
   }
 
-  String bootstrap() {
+  /**
+   * Where clients connect.
+   *
+   * @return {@code bootstrap.servers} for this broker
+   */
+  public String bootstrap() {
     return bootstrap;
   }
 
@@ -153,7 +167,12 @@ final class KafkaBroker {
     throw new IOException("Kafka broker not ready after 120 s: " + Files.readString(log));
   }
 
-  Admin admin() {
+  /**
+   * A new admin client; the caller closes it.
+   *
+   * @return an admin client of this broker
+   */
+  public Admin admin() {
     return Admin.create(
         Map.of(
             AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -162,7 +181,13 @@ final class KafkaBroker {
             30_000));
   }
 
-  void createTopics(int partitions, String... names) {
+  /**
+   * Creates topics with replication factor 1 and waits until they exist.
+   *
+   * @param partitions partitions of each topic
+   * @param names the topic names
+   */
+  public void createTopics(int partitions, String... names) {
     List<NewTopic> topics = new ArrayList<>();
     for (String n : names) {
       topics.add(new NewTopic(n, partitions, (short) 1));

@@ -51,6 +51,17 @@ public abstract class JdbcDialect {
   }
 
   /**
+   * Whether the database lets one transaction write at a time (SQLite: one write lock per file), so
+   * that while any transaction that may write is open, a write on another connection waits for it
+   * to end. The store then runs every write of a caller-transaction delivery (claim, failure,
+   * extension) in the caller's transaction instead of on a connection of its own, which would wait
+   * for that very transaction. This default: false, writers of different rows proceed side by side.
+   */
+  public boolean oneWriterAtATime() {
+    return false;
+  }
+
+  /**
    * {@code jdbcUrl}, a URL of this database, with the connection settings the store needs here
    * added where the URL does not name them; settings it names are kept as they are (the store
    * refuses a wrong one when it connects, see {@link #checkConnection}). For tools that take a URL

@@ -103,6 +103,15 @@ public class SqliteDialect extends JdbcDialect {
   }
 
   /**
+   * True: one write lock per file, and {@code BEGIN IMMEDIATE} takes it when a transaction begins,
+   * so an open transaction keeps every other connection from writing until it ends.
+   */
+  @Override
+  public boolean oneWriterAtATime() {
+    return true;
+  }
+
+  /**
    * Adds {@code journal_mode=WAL}, {@code transaction_mode=IMMEDIATE} and {@code busy_timeout} (of
    * {@link #DEFAULT_BUSY_TIMEOUT}) where the URL does not name them, so that a plain file URL
    * works.

@@ -97,6 +97,11 @@ public final class InboxConsumers implements AutoCloseable {
     }
   }
 
+  // Whether transactional() can be used: the application has exactly one transaction manager.
+  boolean hasTransactionManager() {
+    return transactionManager.get() != null;
+  }
+
   /**
    * A consumer whose handler runs in a Spring-managed transaction, committed together with DONE;
    * see {@link SpringTransactionalConsumer}.

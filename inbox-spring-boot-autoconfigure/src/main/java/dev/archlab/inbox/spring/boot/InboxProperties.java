@@ -27,7 +27,8 @@ public class InboxProperties {
   /** Rows deleted per statement when pruning, so a prune never holds long locks. */
   private int pruneBatchSize = 10_000;
 
-  /** Consumers by name: {@code inbox.consumers.<name>.*}. */
+  // Plain text in property comments: the configuration processor copies them into the IDE's help.
+  /** Consumers by name: inbox.consumers.NAME.lease and the other consumer settings. */
   private final Map<String, Consumer> consumers = new LinkedHashMap<>();
 
   private final Prune prune = new Prune();
@@ -35,6 +36,8 @@ public class InboxProperties {
   private final Health health = new Health();
 
   private final Metrics metrics = new Metrics();
+
+  private final Kafka kafka = new Kafka();
 
   public String getTable() {
     return table;
@@ -74,6 +77,10 @@ public class InboxProperties {
 
   public Metrics getMetrics() {
     return metrics;
+  }
+
+  public Kafka getKafka() {
+    return kafka;
   }
 
   /**
@@ -348,6 +355,81 @@ public class InboxProperties {
 
     public void setStatsInterval(Duration statsInterval) {
       this.statsInterval = statsInterval;
+    }
+  }
+
+  /** Spring Kafka listeners that consume through an inbox consumer. */
+  public static class Kafka {
+
+    /**
+     * The @KafkaListener ids whose records run through an inbox consumer: one business effect per
+     * message id, DEAD and id-less records sent to the dead-letter topic.
+     */
+    private final Map<String, KafkaListener> listeners = new LinkedHashMap<>();
+
+    public Map<String, KafkaListener> getListeners() {
+      return listeners;
+    }
+  }
+
+  /** Where a listener's message ids come from. */
+  public enum MessageIdFrom {
+    /** The last header named by {@code message-id-header}, as UTF-8. */
+    HEADER,
+    /** The record key (a String or UTF-8 bytes). */
+    KEY,
+    /**
+     * {@code topic-partition-offset}: only if the producer never retries and the topic is never
+     * re-written, since a producer retry gets a new offset.
+     */
+    TOPIC_PARTITION_OFFSET
+  }
+
+  /** One {@code @KafkaListener} consuming through an inbox consumer. */
+  public static class KafkaListener {
+
+    /** The inbox consumer (configured under inbox.consumers.*); the listener id if unset. */
+    private String consumer;
+
+    /** Where each record's message id comes from. */
+    private MessageIdFrom messageId = MessageIdFrom.HEADER;
+
+    /** The header carrying the message id when message-id is HEADER. */
+    private String messageIdHeader = "message-id";
+
+    /** Appended to a record's topic to name its dead-letter topic. */
+    private String deadLetterSuffix = ".DLT";
+
+    public String getConsumer() {
+      return consumer;
+    }
+
+    public void setConsumer(String consumer) {
+      this.consumer = consumer;
+    }
+
+    public MessageIdFrom getMessageId() {
+      return messageId;
+    }
+
+    public void setMessageId(MessageIdFrom messageId) {
+      this.messageId = messageId;
+    }
+
+    public String getMessageIdHeader() {
+      return messageIdHeader;
+    }
+
+    public void setMessageIdHeader(String messageIdHeader) {
+      this.messageIdHeader = messageIdHeader;
+    }
+
+    public String getDeadLetterSuffix() {
+      return deadLetterSuffix;
+    }
+
+    public void setDeadLetterSuffix(String deadLetterSuffix) {
+      this.deadLetterSuffix = deadLetterSuffix;
     }
   }
 }

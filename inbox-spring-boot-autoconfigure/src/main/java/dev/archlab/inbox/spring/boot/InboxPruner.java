@@ -8,9 +8,6 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
@@ -33,9 +30,15 @@ public final class InboxPruner implements SmartLifecycle {
   private final JdbcInboxStore store;
   private final InboxConsumers consumers;
   private final Duration interval;
-  private ScheduledExecutorService executor;
+  private final PruneSchedule schedule;
+  private Runnable stopRuns;
 
   InboxPruner(JdbcInboxStore store, InboxConsumers consumers, Duration interval) {
+    this(store, consumers, interval, PruneSchedule.daemonThread());
+  }
+
+  InboxPruner(
+      JdbcInboxStore store, InboxConsumers consumers, Duration interval, PruneSchedule schedule) {
     this.store = Objects.requireNonNull(store, "store");
     this.consumers = Objects.requireNonNull(consumers, "consumers");
     if (interval == null || interval.isNegative() || interval.isZero()) {
@@ -43,6 +46,7 @@ public final class InboxPruner implements SmartLifecycle {
           "inbox.prune.interval must be positive, was " + interval);
     }
     this.interval = interval;
+    this.schedule = Objects.requireNonNull(schedule, "schedule");
   }
 
   /**
@@ -60,6 +64,7 @@ public final class InboxPruner implements SmartLifecycle {
     return deleted;
   }
 
+  // Never throws: a run that threw would end a ScheduledExecutorService's schedule for good.
   private void runScheduled() {
     try {
       Map<String, Long> deleted = pruneNow();
@@ -73,30 +78,21 @@ public final class InboxPruner implements SmartLifecycle {
 
   @Override
   public synchronized void start() {
-    if (executor != null) {
-      return;
+    if (stopRuns == null) {
+      stopRuns = schedule.start(this::runScheduled, interval);
     }
-    executor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "inbox-prune");
-              t.setDaemon(true);
-              return t;
-            });
-    long nanos = interval.toNanos();
-    executor.scheduleWithFixedDelay(this::runScheduled, nanos, nanos, TimeUnit.NANOSECONDS);
   }
 
   @Override
   public synchronized void stop() {
-    if (executor != null) {
-      executor.shutdownNow();
-      executor = null;
+    if (stopRuns != null) {
+      stopRuns.run();
+      stopRuns = null;
     }
   }
 
   @Override
   public synchronized boolean isRunning() {
-    return executor != null;
+    return stopRuns != null;
   }
 }

@@ -2,22 +2,34 @@ package dev.archlab.inbox.example.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.archlab.inbox.kafka.KafkaBroker;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * Starts the example service on a random port with its embedded PostgreSQL and talks to it over
  * real HTTP only: a message delivered three times writes one order, the meters count the two
  * duplicates, and health and the inbox endpoint report the states; a DEAD payment is retried
- * through the endpoint.
+ * through the endpoint. Orders also come from a topic on a real Kafka broker (the one inbox-kafka's
+ * tests start): a record delivered three times writes one order.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class OrderIntakeApplicationTest {
@@ -26,6 +38,14 @@ class OrderIntakeApplicationTest {
   @Autowired JdbcTemplate jdbc;
 
   private final HttpClient http = HttpClient.newHttpClient();
+
+  /** The broker and its topics exist before the application's listener starts. */
+  @DynamicPropertySource
+  static void kafka(DynamicPropertyRegistry registry) {
+    KafkaBroker broker = KafkaBroker.get();
+    broker.createTopics(1, "orders", "orders.DLT");
+    registry.add("spring.kafka.bootstrap-servers", broker::bootstrap);
+  }
 
   private HttpResponse<String> send(String method, String path, String body)
       throws IOException, InterruptedException {
@@ -48,7 +68,8 @@ class OrderIntakeApplicationTest {
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(r.body()).contains(i == 0 ? "APPLIED" : "DUPLICATE");
     }
-    assertThat(jdbc.queryForObject("SELECT count(*) FROM orders", Long.class)).isEqualTo(1);
+    // By id: the Kafka test writes orders into the same table.
+    assertThat(rows("order-1")).isEqualTo(1);
 
     String prometheus = send("GET", "/actuator/prometheus", null).body();
     assertThat(prometheus)
@@ -87,5 +108,41 @@ class OrderIntakeApplicationTest {
 
     HttpResponse<String> bad = send("POST", "/actuator/inbox/payments/explode", "{}");
     assertThat(bad.statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void aRecordDeliveredThreeTimesWritesOneOrder() throws Exception {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                environment.getRequiredProperty("spring.kafka.bootstrap-servers")),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (String id : new String[] {"k-1", "k-1", "k-1", "k-last"}) {
+        ProducerRecord<String, String> record = new ProducerRecord<>("orders", "a sandwich");
+        record.headers().add("message-id", id.getBytes(StandardCharsets.UTF_8));
+        producer.send(record).get(1, TimeUnit.MINUTES);
+      }
+    }
+    // One partition, in order: once k-last is written, the three k-1 deliveries are finished.
+    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+    while (rows("k-last") == 0) {
+      assertThat(System.nanoTime() - deadline)
+          .as("k-last applied within the backstop")
+          .isNegative();
+      Thread.sleep(100);
+    }
+    assertThat(rows("k-1")).isEqualTo(1);
+    String inbox = send("GET", "/actuator/inbox", null).body();
+    assertThat(inbox).containsPattern("\"consumer\":\"kafka-orders\",\"processing\":0,\"done\":2");
+    String prometheus = send("GET", "/actuator/prometheus", null).body();
+    assertThat(prometheus)
+        .containsPattern(
+            "inbox_consume_seconds_count\\{[^}]*consumer=\"kafka-orders\"[^}]*outcome=\"duplicate\"[^}]*\\} 2(\\.0)?\\n");
+  }
+
+  private long rows(String id) {
+    return jdbc.queryForObject("SELECT count(*) FROM orders WHERE id = ?", Long.class, id);
   }
 }

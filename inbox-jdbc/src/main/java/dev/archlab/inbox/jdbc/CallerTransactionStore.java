@@ -1,0 +1,112 @@
+package dev.archlab.inbox.jdbc;
+
+import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.store.BeginRequest;
+import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.InboxStore;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The view of a {@link JdbcInboxStore} that a caller-transaction delivery writes through on a
+ * database with one writer at a time ({@link
+ * dev.archlab.inbox.jdbc.dialect.JdbcDialect#oneWriterAtATime()}): the claim, a failed attempt, the
+ * move to DEAD, the completion and the lease extensions all run in the caller's open transaction,
+ * on the connection the supplier returns, and commit or roll back with it. A connection of the
+ * store's own would wait for the write lock that very transaction holds.
+ *
+ * <p>Guarantees: no write of the delivery goes anywhere but the caller's connection, so none can
+ * wait for the caller's lock; nothing here commits, rolls back or changes the caller's auto-commit.
+ * Reads that do not belong to the delivery ({@link #find}, {@link #list}, {@link #currentTime}) and
+ * {@link #prune} go to the store itself. Used only on the thread that consumes the delivery: a JDBC
+ * connection is not for two threads at once, which is why the consumer runs no heartbeat on it.
+ */
+final class CallerTransactionStore implements InboxStore {
+
+  private final JdbcInboxStore store;
+  private final ConnectionSupplier callerConnection;
+
+  CallerTransactionStore(JdbcInboxStore store, ConnectionSupplier callerConnection) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.callerConnection = Objects.requireNonNull(callerConnection, "callerConnection");
+  }
+
+  private Connection caller(String operation) {
+    try {
+      return Objects.requireNonNull(
+          callerConnection.get(), "the caller's connection supplier returned null");
+    } catch (SQLException e) {
+      throw store.jdbc.translate(operation + " (getting the caller's connection)", e);
+    }
+  }
+
+  @Override
+  public BeginResult begin(BeginRequest request) {
+    return store.begin(caller("begin"), request);
+  }
+
+  @Override
+  public InboxRecord complete(Claim claim, byte[] result) {
+    return store.complete(caller("complete"), claim, result);
+  }
+
+  @Override
+  public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
+    Objects.requireNonNull(claim, "claim");
+    ArgumentChecks.requireNonNegative(retryDelay, "retryDelay");
+    Connection c = caller("fail");
+    return store.jdbc.onCallerConnection(
+        "fail", c, () -> store.rows.failOn(c, claim, error, retryDelay));
+  }
+
+  @Override
+  public InboxRecord markDead(Claim claim, String error) {
+    Objects.requireNonNull(claim, "claim");
+    Connection c = caller("mark dead");
+    return store.jdbc.onCallerConnection(
+        "mark dead", c, () -> store.rows.markDeadOn(c, claim, error));
+  }
+
+  @Override
+  public Claim extend(Claim claim, Duration lease) {
+    return store.extend(caller("extend"), claim, lease);
+  }
+
+  @Override
+  public long prune(Instant before) {
+    return store.prune(before);
+  }
+
+  @Override
+  public long prune(String consumer, Instant before) {
+    return store.prune(consumer, before);
+  }
+
+  @Override
+  public Optional<InboxRecord> find(String consumer, String messageId) {
+    return store.find(consumer, messageId);
+  }
+
+  @Override
+  public List<InboxRecord> list(RecordState state, String consumer, int limit) {
+    return store.list(state, consumer, limit);
+  }
+
+  @Override
+  public Instant currentTime() {
+    return store.currentTime();
+  }
+
+  @Override
+  public String toString() {
+    return "caller-transaction view of " + store.table();
+  }
+}
