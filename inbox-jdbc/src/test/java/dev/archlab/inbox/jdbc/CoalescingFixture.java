@@ -16,6 +16,15 @@ final class CoalescingFixture implements StoreFixture {
   private final String table;
   private final JdbcInboxStore store;
 
+  /**
+   * The fixture on {@code registered}, or the test reported as skipped (before its server starts)
+   * when {@value TestDatabases#PROPERTY} leaves that database out.
+   */
+  static CoalescingFixture on(TestDatabases.Registered registered, String table) {
+    TestDatabases.assumeSelected(registered.name());
+    return new CoalescingFixture(registered.get(), table);
+  }
+
   CoalescingFixture(TestDatabase database, String table) {
     this.database = database;
     this.table = table;
