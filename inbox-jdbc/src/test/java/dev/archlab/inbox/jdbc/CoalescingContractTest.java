@@ -8,8 +8,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The whole store contract suite with coalescing on, on PostgreSQL and H2: its concurrency tests
- * are the ones where several callers share a flush. A database that {@value
- * TestDatabases#PROPERTY} leaves out is reported as skipped.
+ * are the ones where several callers share a flush. A database that {@value TestDatabases#PROPERTY}
+ * leaves out is reported as skipped.
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("dev.archlab.inbox.jdbc.CoalescingDatabases#both")

@@ -24,11 +24,17 @@ import org.junit.jupiter.api.Test;
  * between turns UNKNOWN into LOST); whether the completion was refused is. A small scenario: the
  * database makes each invocation slow. Each invocation gets a consumer name of its own, so it
  * starts from an empty keyspace without a DELETE.
+ *
+ * <p>CI runs {@value #DEFAULT_ITERATIONS} scenarios of 25 invocations; for the long run by hand,
+ * {@code -Dinbox.lincheck.pg.iterations=20}. Skipped, without starting the server, when {@value
+ * TestDatabases#PROPERTY} leaves PostgreSQL out.
  */
 @Param(name = "id", gen = IntGen.class, conf = "1:2")
 @Param(name = "token", gen = IntGen.class, conf = "1:2")
 @Param(name = "hash", gen = IntGen.class, conf = "0:2")
 public class CoalescingPostgresLincheckTest {
+
+  static final int DEFAULT_ITERATIONS = 5;
 
   private static final String TABLE = "inbox_coalesced_lincheck";
   private static final Duration LEASE = Duration.ofMinutes(10);
@@ -79,9 +85,10 @@ public class CoalescingPostgresLincheckTest {
 
   @Test
   void linearizableUnderStress() {
+    TestDatabases.assumeSelected("postgresql");
     new StressOptions()
         .sequentialSpecification(InboxSequentialSpec.RefusalsFolded.class)
-        .iterations(20)
+        .iterations(Integer.getInteger("inbox.lincheck.pg.iterations", DEFAULT_ITERATIONS))
         .invocationsPerIteration(25)
         .threads(3)
         .actorsPerThread(2)

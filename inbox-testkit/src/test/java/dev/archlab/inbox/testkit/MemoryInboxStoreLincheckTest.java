@@ -21,11 +21,17 @@ import org.junit.jupiter.api.Test;
  * checked by Lincheck's model checker (it explores thread interleavings systematically) against
  * {@link InboxSequentialSpec}. Two ids, tokens 1–2 and two payload hashes keep the state space
  * small enough for every interleaving of short scenarios to matter.
+ *
+ * <p>CI runs {@value #DEFAULT_INVOCATIONS} invocations per scenario (20 scenarios) to stay cheap;
+ * for the long run by hand, {@code -Dinbox.lincheck.invocations=500} (about a minute on a loaded
+ * 2-core machine).
  */
 @Param(name = "id", gen = IntGen.class, conf = "1:2")
 @Param(name = "token", gen = IntGen.class, conf = "1:2")
 @Param(name = "hash", gen = IntGen.class, conf = "0:2")
 public class MemoryInboxStoreLincheckTest {
+
+  static final int DEFAULT_INVOCATIONS = 100;
 
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
   private static final Duration LEASE = Duration.ofHours(1);
@@ -67,7 +73,8 @@ public class MemoryInboxStoreLincheckTest {
     new ModelCheckingOptions()
         .sequentialSpecification(InboxSequentialSpec.class)
         .iterations(20)
-        .invocationsPerIteration(500)
+        .invocationsPerIteration(
+            Integer.getInteger("inbox.lincheck.invocations", DEFAULT_INVOCATIONS))
         .threads(2)
         .actorsPerThread(3)
         .check(MemoryInboxStoreLincheckTest.class);
