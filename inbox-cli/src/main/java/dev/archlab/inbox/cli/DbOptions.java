@@ -85,7 +85,10 @@ final class DbOptions {
     return Dialects.withRequiredSettings(withMysqlScheme(value.strip()));
   }
 
-  /** "jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: or jdbc:h2:", from the registry. */
+  /**
+   * Every registered dialect's URL prefix, in registry order, such as "jdbc:postgresql:,
+   * jdbc:mariadb:, jdbc:mysql:, jdbc:sqlite: or jdbc:h2:".
+   */
   static String expectedPrefixes() {
     List<String> prefixes = Dialects.urlPrefixes();
     int last = prefixes.size() - 1;
