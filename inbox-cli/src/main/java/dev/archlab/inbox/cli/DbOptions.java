@@ -415,7 +415,8 @@ final class DbOptions {
    * The store the operator commands work on: Redis for a Redis URL, else the JDBC table (whose
    * existence is checked, as every operator command always did). Closed by the caller.
    *
-   * @throws ParameterException for {@code --user}/{@code --password} with a Redis URL
+   * @throws ParameterException for {@code --user}, {@code --password} or {@code --table} with a
+   *     Redis URL
    * @throws StoreUnavailableException when the store cannot be reached
    * @throws SchemaMissingException when the JDBC table does not exist
    */
@@ -426,6 +427,12 @@ final class DbOptions {
             spec.commandLine(),
             "--user and --password are for JDBC databases: give Redis credentials in the URL"
                 + " (redis://user:password@host:port)");
+      }
+      if (spec.commandLine().getParseResult().hasMatchedOption("--table")) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--table is for JDBC databases: on Redis give the store's key prefix in the URL"
+                + " (?keyPrefix=...)");
       }
       return new RedisOperatorStore(RedisUrl.parse(givenUrl()).connect());
     }

@@ -308,5 +308,9 @@ class RedisCliTest {
     Cli.Result login = Cli.run("status", "--db", url, "--user", "app");
     assertThat(login.code()).as(login.toString()).isEqualTo(2);
     assertThat(login.err()).contains("give Redis credentials in the URL");
+
+    Cli.Result table = Cli.run("list", "--state", "DONE", "--db", url, "--table", "orders");
+    assertThat(table.code()).as(table.toString()).isEqualTo(2);
+    assertThat(table.err()).contains("--table is for JDBC databases");
   }
 }
