@@ -172,8 +172,8 @@ public final class BenchMain {
         systems,
         threads,
         // Redis answers in tens of microseconds: short windows hold thousands of calls each.
-        Double.parseDouble(o.getOrDefault("warmup", "1")),
-        Double.parseDouble(o.getOrDefault("duration", "3")),
+        Double.parseDouble(o.getOrDefault("warmup", full ? "2" : "1")),
+        Double.parseDouble(o.getOrDefault("duration", full ? "4" : "3")),
         Integer.parseInt(o.getOrDefault("redis-rounds", full ? "5" : "3")),
         out);
   }
