@@ -12,10 +12,9 @@ import java.util.Map;
 /**
  * Turns one run's CSVs ({@code load.csv}, {@code memory.csv}, {@code scale.csv}, {@code
  * machine.csv}, and the Kafka and Redis runs' {@code kafka*.csv} and {@code redis.csv} when
- * present) into {@code
- * docs/BENCHMARKS.md} with the tables, the targets, the chart (copied next to it) and the machine.
- * Only reads what the run wrote, so the document never mixes runs; the one hand-written part, the
- * analysis of the misses ({@value #ANALYSIS}), is included as is.
+ * present) into {@code docs/BENCHMARKS.md} with the tables, the targets, the chart (copied next to
+ * it) and the machine. Only reads what the run wrote, so the document never mixes runs; the one
+ * hand-written part, the analysis of the misses ({@value #ANALYSIS}), is included as is.
  */
 public final class ReportWriter {
 

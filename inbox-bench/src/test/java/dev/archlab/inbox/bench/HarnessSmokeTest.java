@@ -90,8 +90,7 @@ class HarnessSmokeTest {
         assertThat(Csv.number(r, "ratio_median")).as(r.get("system")).isPositive();
       }
     }
-    assertThat(Csv.read(redisOut.resolve("redis_rounds.csv")))
-        .hasSize(RedisSystem.values().length);
+    assertThat(Csv.read(redisOut.resolve("redis_rounds.csv"))).hasSize(RedisSystem.values().length);
     BenchMain.writeMachine(db, redisOut, "smoke test");
     Path report = ReportWriter.write(redisOut, redisOut.resolve("docs"));
     assertThat(Files.readString(report)).contains("## Redis", "| redis-store | 1 |");
