@@ -17,6 +17,7 @@ import java.util.Map;
  * java -jar inbox-bench.jar load   [options]                          JDBC load harness only
  * java -jar inbox-bench.jar scale  [options]                          scale runs only
  * java -jar inbox-bench.jar rabbitmq [--rabbit-records N]             RabbitMQ consumer throughput
+ * java -jar inbox-bench.jar redis  [--profile quick|full] [options]   Redis store against its peers
  * java -jar inbox-bench.jar memory [--profile quick|full]             JMH memory benchmark to CSV
  * java -jar inbox-bench.jar kafka  [--profile quick|full] [options]   Kafka loops on a real broker
  * java -jar inbox-bench.jar report [--out DIR] [--docs DIR]           BENCHMARKS.md from the CSVs
@@ -30,7 +31,9 @@ import java.util.Map;
  * --kafka-records N} (per-record shapes), {@code --kafka-batch-records N} (batch shapes), {@code
  * --kafka-rounds N}, {@code --kafka-cases bare-record,inbox-one-commit:3,…} (a label, or label:
  * processes), {@code --kafka-max-poll N}, {@code --kafka-warmup-fraction F}, {@code
- * --broker-classpath inbox-bench/target/kafka-broker-classpath.txt}.
+ * --broker-classpath inbox-bench/target/kafka-broker-classpath.txt}. Redis: {@code --redis-systems
+ * redis-store,pg-lease,…}, {@code --redis-threads 1,4,8}, {@code --redis-rounds N}, and {@code
+ * --warmup S}, {@code --duration S} as for the load harness.
  */
 public final class BenchMain {
 
@@ -39,7 +42,7 @@ public final class BenchMain {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: inbox-bench.jar all|load|scale|memory|kafka|rabbitmq|report|jmh [options]");
+          "usage: inbox-bench.jar all|load|scale|memory|kafka|rabbitmq|redis|report|jmh [options]");
       System.exit(2);
     }
     if (args[0].equals("jmh")) {
@@ -97,6 +100,11 @@ public final class BenchMain {
         RabbitThroughput.main(
             new String[] {o.getOrDefault("rabbit-records", "20000"), out.toString()});
         break;
+      case "redis":
+        try (BenchDatabase db = BenchDatabase.start()) {
+          RedisRun.run(db, redis(o, full, out));
+        }
+        break;
       case "memory":
         MemoryRun.run(!full, out);
         LoadHarness.printTargets(out);
@@ -144,6 +152,29 @@ public final class BenchMain {
         Integer.parseInt(o.getOrDefault("scale-consumers", "4")),
         Double.parseDouble(o.getOrDefault("warmup", full ? "20" : "5")),
         Double.parseDouble(o.getOrDefault("scale-seconds", full ? "30" : "10")),
+        out);
+  }
+
+  static RedisRun.Settings redis(Map<String, String> o, boolean full, Path out) {
+    List<RedisSystem> systems = new ArrayList<>();
+    if (o.containsKey("redis-systems")) {
+      for (String s : o.get("redis-systems").split(",")) {
+        systems.add(RedisSystem.byLabel(s.strip()));
+      }
+    } else {
+      systems.addAll(Arrays.asList(RedisSystem.values()));
+    }
+    List<Integer> threads = new ArrayList<>();
+    for (String t : o.getOrDefault("redis-threads", "1,4,8").split(",")) {
+      threads.add(Integer.parseInt(t.strip()));
+    }
+    return new RedisRun.Settings(
+        systems,
+        threads,
+        // Redis answers in tens of microseconds: short windows hold thousands of calls each.
+        Double.parseDouble(o.getOrDefault("warmup", full ? "2" : "1")),
+        Double.parseDouble(o.getOrDefault("duration", full ? "4" : "3")),
+        Integer.parseInt(o.getOrDefault("redis-rounds", full ? "5" : "3")),
         out);
   }
 

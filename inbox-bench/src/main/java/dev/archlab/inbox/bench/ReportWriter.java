@@ -11,10 +11,10 @@ import java.util.Map;
 
 /**
  * Turns one run's CSVs ({@code load.csv}, {@code memory.csv}, {@code scale.csv}, {@code
- * machine.csv}, and the Kafka run's {@code kafka*.csv} when present) into {@code
- * docs/BENCHMARKS.md} with the tables, the targets, the chart (copied next to it) and the machine.
- * Only reads what the run wrote, so the document never mixes runs; the one hand-written part, the
- * analysis of the misses ({@value #ANALYSIS}), is included as is.
+ * machine.csv}, and the Kafka and Redis runs' {@code kafka*.csv} and {@code redis.csv} when
+ * present) into {@code docs/BENCHMARKS.md} with the tables, the targets, the chart (copied next to
+ * it) and the machine. Only reads what the run wrote, so the document never mixes runs; the one
+ * hand-written part, the analysis of the misses ({@value #ANALYSIS}), is included as is.
  */
 public final class ReportWriter {
 
@@ -72,6 +72,56 @@ public final class ReportWriter {
               r.get("baseline").isEmpty() ? "—" : r.get("baseline"),
               ratio,
               Csv.number(r, "cpu_busy_pct")));
+    }
+  }
+
+  /** The Redis run's command, quoted in its section. */
+  static final String REDIS_COMMAND =
+      "flock /tmp/inbox-mvn.lock java -jar inbox-bench/target/inbox-bench.jar redis --profile full"
+          + " --out docs/benchmarks && java -jar inbox-bench/target/inbox-bench.jar report --out"
+          + " docs/benchmarks";
+
+  private static void redisSection(StringBuilder md, List<Map<String, String>> redis) {
+    md.append("\n## Redis: RedisInboxStore against the lease mode and a bare SET NX\n\n");
+    md.append(
+        "One `redis-server` and one replica of it (`--replicaof`, no persistence on either),"
+            + " started by the run on free 127.0.0.1 ports, and the PostgreSQL above (fsync on)."
+            + " Per message each system deduplicates the id and, if new, runs an effect outside"
+            + " any database (an in-memory tally, checked against the applied count), so the"
+            + " dedup's own cost is measured (`RedisRun`, `RedisSystem`). `redis-store`:"
+            + " `IdempotentConsumer` on `RedisInboxStore` (begin and complete, one Lua script each);"
+            + " `redis-store-wait`: the same with `waitForReplicas(1, 5 s)`; `pg-lease`: the same"
+            + " consumer on `JdbcInboxStore` (a claim committed before the effect, DONE after it);"
+            + " `redis-setnx`: one `SET key 1 NX` per message, the command Camel's"
+            + " `SpringRedisStringIdempotentRepository` sends for `add`. Ratios are the median of"
+            + " the per-round ratios to the baseline measured in the same round (range beside"
+            + " it).\n\n");
+    md.append("```bash\n").append(REDIS_COMMAND).append("\n```\n\n");
+    md.append(
+        "| system | threads | rounds | msg/s | p50 µs | p99 µs | baseline | ratio (median, range)"
+            + " |\n|---|---:|---:|---:|---:|---:|---|---|\n");
+    for (Map<String, String> r : redis) {
+      String ratio =
+          r.get("baseline").isEmpty()
+              ? "—"
+              : String.format(
+                  Locale.ROOT,
+                  "%.2f× (%.2f–%.2f)",
+                  Csv.number(r, "ratio_median"),
+                  Csv.number(r, "ratio_min"),
+                  Csv.number(r, "ratio_max"));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %.0f | %.0f | %.0f | %s | %s |%n",
+              r.get("system"),
+              r.get("threads"),
+              r.get("rounds"),
+              Csv.number(r, "msgs_per_s"),
+              Csv.number(r, "p50_us"),
+              Csv.number(r, "p99_us"),
+              r.get("baseline").isEmpty() ? "—" : r.get("baseline"),
+              ratio));
     }
   }
 
@@ -177,6 +227,10 @@ public final class ReportWriter {
     }
     if (!kafka.isEmpty()) {
       kafkaSection(md, kafka, kafkaRun);
+    }
+    List<Map<String, String>> redis = Csv.read(benchDir.resolve("redis.csv"));
+    if (!redis.isEmpty()) {
+      redisSection(md, redis);
     }
     Path out = docsDir.resolve("BENCHMARKS.md");
     Files.writeString(out, md.toString(), StandardCharsets.UTF_8);

@@ -73,6 +73,30 @@ class HarnessSmokeTest {
   }
 
   @Test
+  void redisRunComparesEverySystemWithItsBaseline() throws Exception {
+    Path redisOut = out.resolve("redis");
+    Files.createDirectories(redisOut);
+    // One short round on one thread: a few seconds, including the server and its replica.
+    RedisRun.run(
+        db,
+        new RedisRun.Settings(List.of(RedisSystem.values()), List.of(1), 0.1, 0.3, 1, redisOut));
+    List<Map<String, String>> rows = Csv.read(redisOut.resolve("redis.csv"));
+    // One pooled row per system, one per comparison.
+    assertThat(rows).hasSize(RedisSystem.values().length + RedisRun.COMPARISONS.size());
+    for (Map<String, String> r : rows) {
+      assertThat(Csv.number(r, "messages")).as(r.get("system")).isGreaterThanOrEqualTo(10);
+      assertThat(Csv.number(r, "msgs_per_s")).as(r.get("system")).isPositive();
+      if (!r.get("baseline").isEmpty()) {
+        assertThat(Csv.number(r, "ratio_median")).as(r.get("system")).isPositive();
+      }
+    }
+    assertThat(Csv.read(redisOut.resolve("redis_rounds.csv"))).hasSize(RedisSystem.values().length);
+    BenchMain.writeMachine(db, redisOut, "smoke test");
+    Path report = ReportWriter.write(redisOut, redisOut.resolve("docs"));
+    assertThat(Files.readString(report)).contains("## Redis", "| redis-store | 1 |");
+  }
+
+  @Test
   void memoryBenchmarkBodiesDeduplicate() {
     for (String impl : List.of("inbox", "chm", "chm-timed", "camel")) {
       MemoryStoreBenchmark bench = new MemoryStoreBenchmark();

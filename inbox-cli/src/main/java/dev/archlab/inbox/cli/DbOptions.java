@@ -40,11 +40,14 @@ final class DbOptions {
 
   @Option(
       names = "--db",
-      paramLabel = "JDBC_URL",
+      paramLabel = "URL",
       completionCandidates = UrlPrefixes.class,
       description =
           "Database URL, starting with one of: ${COMPLETION-CANDIDATES}"
-              + " (env INBOX_DB_URL; default: the SQLite file ./.inbox/inbox.db)")
+              + " (env INBOX_DB_URL; default: the SQLite file ./.inbox/inbox.db). The operator"
+              + " commands also take Redis: redis://host:port or rediss://, with ?cluster=true"
+              + " for a Redis Cluster, and ?keyPrefix=...&buckets=... when the store does not use"
+              + " the defaults.")
   String url;
 
   /** The URL prefixes of the registered dialects, for the help text. */
@@ -72,20 +75,55 @@ final class DbOptions {
   /** Environment lookup, replaceable in tests. */
   static Map<String, String> environment = System.getenv();
 
-  String resolvedUrl() {
+  /** The URL as given (option, then environment); null when the embedded default applies. */
+  private String givenUrl() {
     String value = url != null ? url : environment.get(ENV_URL);
-    if (value == null || value.isBlank()) {
+    return value == null || value.isBlank() ? null : value;
+  }
+
+  /** Whether the URL names Redis, which only the operator commands work on. */
+  boolean isRedis() {
+    String value = givenUrl();
+    return value != null && RedisUrl.isRedis(value);
+  }
+
+  /**
+   * The JDBC URL.
+   *
+   * @throws ParameterException for a Redis URL (this command needs SQL) or an unknown scheme
+   */
+  String resolvedUrl() {
+    String value = givenUrl();
+    if (value == null) {
       return defaultUrl();
+    }
+    if (RedisUrl.isRedis(value)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "'"
+              + spec.name()
+              + "' works on JDBC databases only, not on Redis; on a Redis URL use status, list,"
+              + " show, release, retry-dead or prune");
     }
     if (Dialects.forUrl(value).isEmpty()) {
       throw new ParameterException(
-          spec.commandLine(), "invalid JDBC URL '" + value + "': expected " + expectedPrefixes());
+          spec.commandLine(),
+          "invalid JDBC URL '"
+              + value
+              + "': expected "
+              + expectedPrefixes()
+              + " (or, for the operator commands, "
+              + RedisUrl.schemes()
+              + ")");
     }
     // Settings a dialect requires (SQLite: WAL, BEGIN IMMEDIATE, a busy timeout) where missing.
     return Dialects.withRequiredSettings(withMysqlScheme(value.strip()));
   }
 
-  /** "jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql: or jdbc:h2:", from the registry. */
+  /**
+   * Every registered dialect's URL prefix, in registry order, such as "jdbc:postgresql:,
+   * jdbc:mariadb:, jdbc:mysql:, jdbc:sqlite: or jdbc:h2:".
+   */
   static String expectedPrefixes() {
     List<String> prefixes = Dialects.urlPrefixes();
     int last = prefixes.size() - 1;
@@ -373,6 +411,42 @@ final class DbOptions {
         return "TRANSACTION_SERIALIZABLE";
       default:
         return "TRANSACTION_READ_COMMITTED";
+    }
+  }
+
+  /**
+   * The store the operator commands work on: Redis for a Redis URL, else the JDBC table (whose
+   * existence is checked, as every operator command always did). Closed by the caller.
+   *
+   * @throws ParameterException for {@code --user}, {@code --password} or {@code --table} with a
+   *     Redis URL
+   * @throws StoreUnavailableException when the store cannot be reached
+   * @throws SchemaMissingException when the JDBC table does not exist
+   */
+  OperatorStore openOperatorStore() {
+    if (isRedis()) {
+      if (user != null || password != null) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--user and --password are for JDBC databases: give Redis credentials in the URL"
+                + " (redis://user:password@host:port)");
+      }
+      if (spec.commandLine().getParseResult().hasMatchedOption("--table")) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--table is for JDBC databases: on Redis give the store's key prefix in the URL"
+                + " (?keyPrefix=...)");
+      }
+      return new RedisOperatorStore(RedisUrl.parse(givenUrl()).connect());
+    }
+    HikariDataSource ds = open(2);
+    try {
+      JdbcInboxStore store = store(ds);
+      requireSchema(store);
+      return new JdbcOperatorStore(ds, store);
+    } catch (RuntimeException e) {
+      ds.close();
+      throw e;
     }
   }
 

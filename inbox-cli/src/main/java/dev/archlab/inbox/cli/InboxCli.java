@@ -39,7 +39,8 @@ import picocli.CommandLine.Option;
       "  inbox demo",
       "  inbox simulate --messages 10000 --duplicates 3 --workers 8 --crash-rate 0.05",
       "  inbox --help status",
-      "  inbox status --db jdbc:postgresql://db:5432/app --user app"
+      "  inbox status --db jdbc:postgresql://db:5432/app --user app",
+      "  inbox list --state DEAD --db redis://cache:6379"
     })
 public final class InboxCli implements Runnable {
 

@@ -1,9 +1,7 @@
 package dev.archlab.inbox.cli;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -51,9 +49,7 @@ final class ListCommand implements Callable<Integer> {
           spec.commandLine(), "--limit must be between 1 and 100000, was " + limit);
     }
     PrintWriter out = spec.commandLine().getOut();
-    try (HikariDataSource ds = db.open(2)) {
-      JdbcInboxStore store = db.store(ds);
-      DbOptions.requireSchema(store);
+    try (OperatorStore store = db.openOperatorStore()) {
       var records = store.list(state, consumer, limit);
       out.printf(
           "%-20s %-40s %-10s %8s  %-27s %s%n",

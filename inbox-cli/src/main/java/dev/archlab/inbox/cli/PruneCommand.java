@@ -1,8 +1,6 @@
 package dev.archlab.inbox.cli;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.DedupWindow;
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,18 +59,16 @@ final class PruneCommand implements Callable<Integer> {
     // Validates the window against the redelivery window; refusal is a usage error.
     DedupWindow.of(olderThan, redeliveryWindow);
     PrintWriter out = spec.commandLine().getOut();
-    try (HikariDataSource ds = db.open(2)) {
-      JdbcInboxStore store = db.store(ds);
-      DbOptions.requireSchema(store);
+    try (OperatorStore store = db.openOperatorStore()) {
       Instant before = store.currentTime().minus(olderThan);
-      long candidates = store.admin().countPrunable(consumer, before);
+      long candidates = store.countPrunable(consumer, before);
       if (dryRun) {
         out.printf("would delete %d DONE record(s) not updated since %s%n", candidates, before);
         return InboxCli.OK;
       }
       Output.Progress progress =
           new Output.Progress(spec.commandLine().getErr(), "pruning", candidates, !noProgress);
-      long deleted = store.admin().prune(consumer, before, progress::update);
+      long deleted = store.prune(consumer, before, progress::update);
       progress.finish();
       out.printf("deleted %d DONE record(s) not updated since %s%n", deleted, before);
       return InboxCli.OK;

@@ -1,9 +1,7 @@
 package dev.archlab.inbox.cli;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -38,10 +36,8 @@ final class ReleaseCommand implements Callable<Integer> {
     // Validated before touching the database: a malformed argument is a usage error.
     Identifiers.requireConsumerName(consumer);
     Identifiers.requireMessageId(messageId);
-    try (HikariDataSource ds = db.open(2)) {
-      JdbcInboxStore store = db.store(ds);
-      DbOptions.requireSchema(store);
-      Optional<InboxRecord> released = store.admin().release(consumer, messageId);
+    try (OperatorStore store = db.openOperatorStore()) {
+      Optional<InboxRecord> released = store.release(consumer, messageId);
       if (released.isEmpty()) {
         spec.commandLine()
             .getErr()

@@ -1,8 +1,6 @@
 package dev.archlab.inbox.cli;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.Identifiers;
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -41,10 +39,8 @@ final class RetryDeadCommand implements Callable<Integer> {
   public Integer call() {
     Identifiers.requireConsumerName(consumer);
     ids.forEach(id -> Identifiers.requireMessageId(id));
-    try (HikariDataSource ds = db.open(2)) {
-      JdbcInboxStore store = db.store(ds);
-      DbOptions.requireSchema(store);
-      long count = store.admin().retryDead(consumer, ids);
+    try (OperatorStore store = db.openOperatorStore()) {
+      long count = store.retryDead(consumer, ids);
       spec.commandLine()
           .getOut()
           .printf("%d DEAD record(s) of %s are retryable again%n", count, consumer);

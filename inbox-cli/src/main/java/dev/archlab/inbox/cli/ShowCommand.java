@@ -1,9 +1,7 @@
 package dev.archlab.inbox.cli;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -36,9 +34,7 @@ final class ShowCommand implements Callable<Integer> {
     Identifiers.requireConsumerName(consumer);
     Identifiers.requireMessageId(messageId);
     PrintWriter out = spec.commandLine().getOut();
-    try (HikariDataSource ds = db.open(2)) {
-      JdbcInboxStore store = db.store(ds);
-      DbOptions.requireSchema(store);
+    try (OperatorStore store = db.openOperatorStore()) {
       Optional<InboxRecord> found = store.find(consumer, messageId);
       if (found.isEmpty()) {
         spec.commandLine()

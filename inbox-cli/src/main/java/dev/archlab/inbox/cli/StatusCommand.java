@@ -1,8 +1,5 @@
 package dev.archlab.inbox.cli;
 
-import com.zaxxer.hikari.HikariDataSource;
-import dev.archlab.inbox.jdbc.ConsumerStats;
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -43,12 +40,10 @@ final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    try (HikariDataSource ds = db.open(2)) {
-      JdbcInboxStore store = db.store(ds);
-      DbOptions.requireSchema(store);
-      List<ConsumerStats> stats = store.admin().stats(retention);
+    try (OperatorStore store = db.openOperatorStore()) {
+      List<OperatorStats> stats = store.stats(retention);
       if (stats.isEmpty()) {
-        out.println("no records in table " + store.table());
+        out.println("no records in " + store.location());
         return InboxCli.OK;
       }
       out.printf(
@@ -60,7 +55,7 @@ final class StatusCommand implements Callable<Integer> {
           "STUCK",
           "OLDEST ACTIVE",
           "PAST " + Durations.format(retention));
-      for (ConsumerStats s : stats) {
+      for (OperatorStats s : stats) {
         out.printf(
             "%-24s %10d %10d %8d %8d %14s %14d%n",
             s.consumer(),

@@ -27,8 +27,7 @@ import javax.sql.DataSource;
 
 /**
  * The production store: one row per {@code (consumer, message_id)} under a primary key, in
- * PostgreSQL, MySQL/MariaDB or H2, reached through any {@link DataSource} (this class keeps no pool
- * of its own).
+ * PostgreSQL, MySQL/MariaDB, SQLite or H2, reached through any {@link DataSource} (no pool of its own).
  *
  * <p>Guarantees beyond the {@link InboxStore} contract:
  *
@@ -38,8 +37,8 @@ import javax.sql.DataSource;
  *   <li>Every decision is made by one atomic statement: an insert that does nothing if the key
  *       exists, or an {@code UPDATE} conditioned on the state, attempts (fencing token) and lease
  *       that were read, whose row count tells whether it won. There is no check-then-act window.
- *   <li>A claim never raises an error inside the caller's transaction (PostgreSQL uses {@code ON
- *       CONFLICT DO NOTHING}), so it can run inside a business transaction.
+ *   <li>A claim never raises an error inside the caller's transaction ({@code ON CONFLICT DO
+ *       NOTHING} or its dialect's equivalent), so it can run inside a business transaction.
  *   <li>Serialization failures and deadlocks of statements the store runs on its own connections
  *       are retried up to {@code transientRetries} times; every other SQL error becomes an {@link
  *       InboxException} subclass ({@link StoreUnavailableException} for lost connections, refused
@@ -269,12 +268,9 @@ public final class JdbcInboxStore implements InboxStore {
    * caller manages (e.g. one a framework opened): the store neither commits nor rolls back. If
    * {@link IdempotentConsumer#consume} throws, the caller must roll back.
    *
-   * <p>On a database with one writer at a time ({@link JdbcDialect#oneWriterAtATime()}, SQLite),
-   * while the caller's connection has auto-commit off, the claim, a failed attempt (after rolling
-   * the handler's writes back to a savepoint taken after the claim) and lease extensions are
-   * written in the caller's transaction too, and no heartbeat runs: a connection of the store's own
-   * would wait for the write lock the caller's transaction holds. The caller should then commit
-   * after FAILED or DEAD as well; a rollback drops the attempt from the count.
+   * <p>With one writer at a time ({@link JdbcDialect#oneWriterAtATime()}, SQLite) the claim and a
+   * failed attempt go into the caller's transaction too, with no heartbeat: commit after FAILED or
+   * DEAD as well (docs/DESIGN.md, "The caller's transaction on a one-writer database").
    */
   public TransactionalEffect inCallerTransaction(
       ConnectionSupplier currentConnection, TransactionalHandler handler) {

@@ -12,7 +12,7 @@ import java.sql.SQLException;
  */
 public final class MariaDbDatabase extends TestDatabase {
 
-  /** The schema of {@link MySqlDialectOnMariaDb}'s tables, apart from the MariaDB tests' own. */
+  /** The schema of {@link MySqlDatabase}'s tables, apart from the MariaDB tests' own. */
   static final String MYSQL_DIALECT_SCHEMA = "inbox_test_mysql";
 
   /** A schema the test user is granted but that is never created: "unknown database". */

@@ -39,8 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MariaDbSessionClockTest {
 
   /** The registered databases whose server is MariaDB. */
-  private static final Set<String> ON_MARIADB_SERVER =
-      Set.of("mariadb", "mysql-dialect-on-mariadb");
+  private static final Set<String> ON_MARIADB_SERVER = Set.of("mariadb", "mysql");
 
   static final String TABLE = JdbcStoreTest.TABLE;
 

@@ -12,8 +12,9 @@ import javax.sql.DataSource;
 /**
  * A real database server for the tests, started once per JVM by the tests themselves, with a
  * HikariCP pool on it and every piece of database-specific SQL the shared suites need (moving
- * stored time, killing a session, listing lock waiters, filling a table). One subclass per
- * database, registered in {@link TestDatabases}; the suites themselves are written once.
+ * stored time, killing a session, listing lock waiters, filling a table). One subclass per dialect,
+ * found by its name ({@code XDialect} → {@code XDatabase}, see {@link TestDatabases}); the suites
+ * themselves are written once.
  */
 public abstract class TestDatabase {
 
@@ -26,7 +27,10 @@ public abstract class TestDatabase {
 
   private HikariDataSource pool;
 
-  /** The name it is registered under in {@link TestDatabases}: postgresql, mariadb, h2, … */
+  /**
+   * The name it is registered under in {@link TestDatabases}: its dialect's name (postgresql,
+   * mariadb, mysql, …).
+   */
   public abstract String name();
 
   /** JDBC URL of the test database. */

@@ -10,11 +10,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.LongConsumer;
 
 /**
  * What operators do to a {@link RedisInboxStore}: counts per consumer, ending a hung owner's lease,
- * forgetting DEAD records. Every change is one script on the record's master, timed by the server's
- * clock. Obtained from {@link RedisInboxStore#admin()}; thread-safe.
+ * forgetting DEAD records, counting and pruning old DONE records with progress. Every change is one
+ * script on the record's master, timed by the server's clock. Obtained from {@link
+ * RedisInboxStore#admin()}; thread-safe.
  */
 public final class RedisInboxAdmin {
 
@@ -119,6 +121,95 @@ public final class RedisInboxAdmin {
       }
     }
     return forgotten;
+  }
+
+  /**
+   * Counts the DONE records that {@link #prune} would delete now: those still in Redis and last
+   * updated strictly before {@code before}. Read page by page, so records changing meanwhile may be
+   * counted or missed; PROCESSING and DEAD records are never counted.
+   *
+   * @param consumer the consumer, or null for every consumer
+   * @param before the cut-off, exclusive
+   * @return how many DONE records were updated before the cut-off
+   */
+  public long countPrunable(String consumer, Instant before) {
+    Objects.requireNonNull(before, "before");
+    byte[] cutOff = bytes(RedisRecords.ceilMicros(before));
+    long counted = 0;
+    RedisKeys keys = store.keys();
+    for (String c : consumers(consumer)) {
+      for (int bucket = 0; bucket < keys.buckets(); bucket++) {
+        byte[][] scriptKeys = {keys.doneByUpdate(c, bucket)};
+        byte[] recordPrefix = keys.recordPrefix(c, bucket);
+        long offset = 0;
+        while (true) {
+          byte[] from = bytes(offset);
+          List<Object> reply =
+              store.call(
+                  "count prunable",
+                  () ->
+                      store
+                          .target()
+                          .onKey(
+                              scriptKeys[0],
+                              false,
+                              cmd ->
+                                  RedisScripts.CENSUS.run(
+                                      cmd,
+                                      scriptKeys,
+                                      cutOff,
+                                      from,
+                                      bytes(RedisInboxStore.PRUNE_BATCH),
+                                      recordPrefix)));
+          counted += (Long) reply.get(0);
+          long looked = (Long) reply.get(1);
+          if (looked < RedisInboxStore.PRUNE_BATCH) {
+            break;
+          }
+          offset += looked;
+        }
+      }
+    }
+    return counted;
+  }
+
+  /**
+   * Deletes the DONE records last updated strictly before {@code before}, as {@link
+   * RedisInboxStore#prune(String, Instant)} does, reporting the running total after every batch so
+   * an operator sees progress. PROCESSING and DEAD records are never deleted.
+   *
+   * @param consumer the consumer, or null for every consumer
+   * @param before the cut-off, exclusive
+   * @param progress receives the running total of deleted records after every batch
+   * @return how many records were deleted
+   */
+  public long prune(String consumer, Instant before, LongConsumer progress) {
+    Objects.requireNonNull(before, "before");
+    Objects.requireNonNull(progress, "progress");
+    byte[] cutOff = bytes(RedisRecords.ceilMicros(before));
+    long[] total = {0};
+    for (String c : consumers(consumer)) {
+      for (int bucket = 0; bucket < store.keys().buckets(); bucket++) {
+        store.pruneBucket(
+            c,
+            bucket,
+            cutOff,
+            deleted -> {
+              total[0] += deleted;
+              progress.accept(total[0]);
+            });
+      }
+    }
+    return total[0];
+  }
+
+  /** {@code consumer} alone once validated, or every consumer of the store when it is null. */
+  private java.util.Set<String> consumers(String consumer) {
+    if (consumer == null) {
+      return store.consumers();
+    }
+    Identifiers.requireConsumerName(consumer);
+    return java.util.Set.of(consumer);
   }
 
   private boolean change(String consumer, String messageId, String action) {

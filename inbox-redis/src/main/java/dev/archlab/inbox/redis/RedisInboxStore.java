@@ -67,7 +67,7 @@ import java.util.function.Function;
  */
 public final class RedisInboxStore implements InboxStore, AutoCloseable {
 
-  private static final int PRUNE_BATCH = 1000;
+  static final int PRUNE_BATCH = 1000;
   private static final byte[] ONE = bytes("1");
   private static final byte[] ZERO = bytes("0");
   private static final byte[] NOTHING = new byte[0];
@@ -197,13 +197,17 @@ public final class RedisInboxStore implements InboxStore, AutoCloseable {
     byte[] cutOff = bytes(RedisRecords.ceilMicros(before));
     long deleted = 0;
     for (int bucket = 0; bucket < keys.buckets(); bucket++) {
-      deleted += pruneBucket(consumer, bucket, cutOff);
+      deleted += pruneBucket(consumer, bucket, cutOff, batch -> {});
     }
     return deleted;
   }
 
-  /** Prunes one bucket in batches of {@value #PRUNE_BATCH} index entries; returns deletions. */
-  long pruneBucket(String consumer, int bucket, byte[] cutOff) {
+  /**
+   * Prunes one bucket in batches of {@value #PRUNE_BATCH} index entries; returns deletions and
+   * hands each batch's deletions to {@code afterBatch}.
+   */
+  long pruneBucket(
+      String consumer, int bucket, byte[] cutOff, java.util.function.LongConsumer afterBatch) {
     byte[][] scriptKeys = {
       keys.index(consumer, bucket, RecordState.DONE), keys.doneByUpdate(consumer, bucket)
     };
@@ -217,6 +221,7 @@ public final class RedisInboxStore implements InboxStore, AutoCloseable {
               c -> RedisScripts.PRUNE.run(c, scriptKeys, cutOff, bytes(PRUNE_BATCH), recordPrefix),
               r -> (Long) r.get(0) > 0);
       deleted += (Long) reply.get(0);
+      afterBatch.accept((Long) reply.get(0));
       if ((Long) reply.get(1) < PRUNE_BATCH) {
         return deleted;
       }

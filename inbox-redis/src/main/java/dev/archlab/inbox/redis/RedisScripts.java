@@ -23,6 +23,8 @@ enum RedisScripts {
   FENCED("fenced.lua"),
   /** Deletes old DONE records of one bucket. */
   PRUNE("prune.lua"),
+  /** Counts DONE records of one bucket updated before a cut-off, one page at a time. */
+  CENSUS("census.lua"),
   /** The oldest records of one state in one bucket. */
   LIST("list.lua"),
   /** release and retry-dead. */

@@ -25,9 +25,10 @@ import java.util.concurrent.TimeUnit;
  * 127.0.0.1 on free ports in temporary directories, once per test JVM: one standalone server, and a
  * cluster of three masters with one replica each made with {@code redis-cli --cluster create}.
  * Every server is killed when the JVM exits, whatever the tests did. If {@code redis-server} is not
- * installed the tests fail with a message saying what to install; they are never skipped.
+ * installed the tests fail with a message saying what to install; they are never skipped. Public,
+ * and shipped in this module's test-jar, so the CLI's tests run against the same servers.
  */
-final class RedisServers {
+public final class RedisServers {
 
   /** The Debian package's server; {@code -Dredis.server=...} overrides it. */
   static final String DEFAULT_SERVER = "/usr/bin/redis-server";
@@ -48,14 +49,19 @@ final class RedisServers {
   private RedisServers() {}
 
   /** One running server. */
-  record RedisNode(int port, Path dir, Process process) {
-    String address() {
+  public record RedisNode(int port, Path dir, Process process) {
+    /**
+     * The node's host and port.
+     *
+     * @return {@code 127.0.0.1:port}
+     */
+    public String address() {
       return "127.0.0.1:" + port;
     }
   }
 
   /** The standalone server, started on first use. */
-  static synchronized RedisNode standalone() {
+  public static synchronized RedisNode standalone() {
     if (standalone == null) {
       standalone = start("standalone");
     }
@@ -71,7 +77,7 @@ final class RedisServers {
   }
 
   /** The shared cluster's six nodes (three masters, three replicas), made on first use. */
-  static synchronized List<RedisNode> cluster() {
+  public static synchronized List<RedisNode> cluster() {
     if (clusterNodes == null) {
       clusterNodes = startCluster("cluster");
     }

@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * never see each other's records and nothing has to be flushed. Moving time shifts every stored
  * time of the fixture's records (and the index scores) back, which is the same as the server clock
  * moving forward for every comparison the scripts make; Redis's own expiry is not moved, so the
- * retention is kept far longer than any test runs.
+ * retention is kept far longer than any test runs. Public, in this module's test-jar, for the CLI's
+ * tests.
  */
-final class RedisStoreFixture implements StoreFixture {
+public final class RedisStoreFixture implements StoreFixture {
 
   /** Buckets in the contract suite: enough to spread over the cluster's masters. */
   static final int CONTRACT_BUCKETS = 8;
@@ -37,12 +38,12 @@ final class RedisStoreFixture implements StoreFixture {
   }
 
   /** A fixture on the standalone server with {@code buckets} buckets. */
-  static RedisStoreFixture standalone(int buckets) {
+  public static RedisStoreFixture standalone(int buckets) {
     return new RedisStoreFixture(settings(buckets).client(RedisServers.standaloneClient()).build());
   }
 
   /** A fixture on the cluster with {@code buckets} buckets. */
-  static RedisStoreFixture cluster(int buckets) {
+  public static RedisStoreFixture cluster(int buckets) {
     return new RedisStoreFixture(
         settings(buckets).clusterClient(RedisServers.clusterClient()).build());
   }

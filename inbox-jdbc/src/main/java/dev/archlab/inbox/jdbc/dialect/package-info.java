@@ -26,17 +26,21 @@
  *       database, the connection check, the URL settings it requires and an embedded URL ({@code
  *       SqliteDialect} and {@code SqliteStatements} show all of these).
  *   <li>One DDL file, {@code dev/archlab/inbox/jdbc/schema/<name>/V1__create_inbox.sql}.
- *   <li>One test fixture: a {@code TestDatabase} subclass in the tests that starts the database
- *       (lazily, once per JVM; stopped when the JVM exits) and answers, in its own SQL, what the
+ *   <li>One test fixture, named by convention after the dialect class: for {@code XDialect}, the
+ *       class {@code dev.archlab.inbox.jdbc.XDatabase} in the tests, a {@code TestDatabase} with a
+ *       static {@code get()} that starts the database (lazily, once per JVM; stopped when the JVM
+ *       exits) and whose {@code name()} is the dialect's. It answers, in its own SQL, what the
  *       shared suites ask of it: moving stored time back, filling a table, killing a session,
  *       listing lock waiters and indexes, a login it refuses. Where the database cannot do
  *       something (SQLite has no sessions), the fixture method aborts the test with the reason, so
  *       it reports as skipped.
- *   <li>The registration lines: the dialect in {@code Dialects} (detection, the CLI's URL prefixes)
- *       and the fixture in the tests' {@code TestDatabases}. Every shared suite (contract, model,
- *       store, batch isolation, pool and restart, schema start-up) is a {@code ParameterizedClass}
- *       over that list, so it runs on the new database with no test class written for it; {@code
- *       -Dinbox.test.databases=<name>} runs the suites on it alone.
+ *   <li>One registration line: the dialect in {@code Dialects.ALL} (detection, the CLI's URL
+ *       prefixes). The tests' {@code TestDatabases} derives its list from {@code Dialects} and
+ *       finds each fixture by the convention above, failing every suite if one is missing. Every
+ *       shared suite (contract, model, store, batch isolation, pool and restart, schema start-up)
+ *       is a {@code ParameterizedClass} over that list, so it runs on the new database with no test
+ *       class written for it; {@code -Dinbox.test.databases=<name>} (the dialect's name) runs the
+ *       suites on it alone.
  * </ol>
  *
  * <p>Nothing else in the project lists databases: the CLI takes its URL prefixes from {@code

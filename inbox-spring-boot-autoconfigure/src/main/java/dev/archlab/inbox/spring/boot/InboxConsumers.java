@@ -2,6 +2,7 @@ package dev.archlab.inbox.spring.boot;
 
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
+import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.MessageHandler;
 import dev.archlab.inbox.jdbc.BatchConsumer;
@@ -11,6 +12,7 @@ import dev.archlab.inbox.jdbc.TransactionalBatchHandler;
 import dev.archlab.inbox.jdbc.TransactionalHandler;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -180,6 +182,18 @@ public final class InboxConsumers implements AutoCloseable {
       b.listener(o.listener(name));
     }
     return register(b.build());
+  }
+
+  /**
+   * Reports a scheduled prune of consumer {@code name} to its observation, as a consumer's own
+   * {@code pruneExpired()} does, so the prune meters count the scheduled runs too.
+   */
+  void reportPruned(String name, long count, Instant at) {
+    ConsumerObservation o = observation.get();
+    if (o != null) {
+      o.listener(name)
+          .onEvent(new InboxEvent(InboxEvent.Kind.PRUNED, name, null, 0, null, count, at));
+    }
   }
 
   private IdempotentConsumer.Builder builder(String name) {

@@ -59,7 +59,9 @@ public final class InboxPruner implements SmartLifecycle {
     Instant now = store.currentTime();
     for (Map.Entry<String, InboxConfig> e : consumers.configs().entrySet()) {
       Duration retention = e.getValue().dedupWindow().retention();
-      deleted.put(e.getKey(), store.prune(e.getKey(), now.minus(retention)));
+      long count = store.prune(e.getKey(), now.minus(retention));
+      consumers.reportPruned(e.getKey(), count, now);
+      deleted.put(e.getKey(), count);
     }
     return deleted;
   }

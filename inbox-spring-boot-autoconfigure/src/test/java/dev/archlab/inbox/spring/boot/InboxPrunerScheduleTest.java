@@ -3,12 +3,17 @@ package dev.archlab.inbox.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.archlab.inbox.IdempotentConsumer;
+import dev.archlab.inbox.InboxEvent;
+import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.Message;
+import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
@@ -96,6 +101,60 @@ class InboxPrunerScheduleTest {
           assertThat(schedule.stops).hasValue(1);
           assertThat(pruner.isRunning()).isFalse();
         });
+  }
+
+  /** Keeps every event of every consumer; wraps consume calls without observing them. */
+  static final class RecordingObservation implements ConsumerObservation {
+    final List<InboxEvent> events = new CopyOnWriteArrayList<>();
+
+    @Override
+    public InboxListener listener(String consumer) {
+      return events::add;
+    }
+
+    @Override
+    public Outcome consume(
+        String consumer, Message message, Function<? super Message, Outcome> consume) {
+      return consume.apply(message);
+    }
+  }
+
+  @Test
+  void aScheduledRunIsReportedAsAPruneOfEachConsumer() {
+    RecordingObservation observation = new RecordingObservation();
+    runner
+        .withBean(ConsumerObservation.class, () -> observation)
+        .run(
+            ctx -> {
+              JdbcInboxStore store = ctx.getBean(JdbcInboxStore.class);
+              InboxConsumers consumers = ctx.getBean(InboxConsumers.class);
+              HandDrivenSchedule schedule = new HandDrivenSchedule();
+              InboxPruner pruner =
+                  new InboxPruner(store, consumers, Duration.ofMinutes(15), schedule);
+              IdempotentConsumer orders = consumers.idempotent("orders", (m, a) -> {});
+              for (String id : List.of("old-1", "old-2", "new-1")) {
+                orders.consume(Message.of(id));
+              }
+              new JdbcTemplate(ctx.getBean(DataSource.class))
+                  .update(
+                      "UPDATE inbox SET updated_at = updated_at - INTERVAL '30' DAY"
+                          + " WHERE message_id LIKE 'old-%'");
+              observation.events.clear();
+
+              pruner.start();
+              schedule.task.run();
+              pruner.stop();
+
+              // The same event a consumer's own pruneExpired() emits, so the prune meters count it.
+              assertThat(observation.events)
+                  .singleElement()
+                  .satisfies(
+                      e -> {
+                        assertThat(e.kind()).isEqualTo(InboxEvent.Kind.PRUNED);
+                        assertThat(e.consumer()).isEqualTo("orders");
+                        assertThat(e.count()).isEqualTo(2);
+                      });
+            });
   }
 
   @Test

@@ -1,0 +1,109 @@
+package dev.archlab.inbox.cli;
+
+import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.redis.RedisInboxAdmin;
+import dev.archlab.inbox.redis.RedisInboxStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongConsumer;
+
+/**
+ * The operator commands on a {@link RedisInboxStore}. PROCESSING and DEAD counts are exact (those
+ * records never expire); DONE counts the records Redis has not expired yet, read page by page. Owns
+ * the store and its connection.
+ */
+final class RedisOperatorStore implements OperatorStore {
+
+  /**
+   * Past any record's last update: the cut-off that counts every DONE record. A day past the
+   * server's clock, so records updated while the count runs are counted too.
+   */
+  private static final Duration EVERY_RECORD = Duration.ofDays(1);
+
+  private final RedisInboxStore store;
+  private final RedisInboxAdmin admin;
+
+  RedisOperatorStore(RedisInboxStore store) {
+    this.store = store;
+    this.admin = store.admin();
+  }
+
+  @Override
+  public String location() {
+    return "Redis key prefix '" + store.settings().keyPrefix() + "'";
+  }
+
+  @Override
+  public Instant currentTime() {
+    return store.currentTime();
+  }
+
+  @Override
+  public List<OperatorStats> stats(Duration retention) {
+    Instant now = store.currentTime();
+    List<OperatorStats> stats = new ArrayList<>();
+    for (RedisInboxAdmin.ConsumerCounts counts : admin.counts()) {
+      String consumer = counts.consumer();
+      long done = admin.countPrunable(consumer, now.plus(EVERY_RECORD));
+      if (counts.processing() == 0 && done == 0 && counts.dead() == 0) {
+        continue; // a consumer whose records all expired or were pruned, as a table would not list
+      }
+      long expired = 0;
+      Duration oldest = Duration.ZERO;
+      // PROCESSING records are the few in flight; reading them gives stuck leases and the oldest.
+      for (InboxRecord r : store.list(RecordState.PROCESSING, consumer, Integer.MAX_VALUE)) {
+        if (r.leaseUntil() != null && !r.leaseUntil().isAfter(now)) {
+          expired++;
+        }
+        Duration age = Duration.between(r.createdAt(), now);
+        if (age.compareTo(oldest) > 0) {
+          oldest = age;
+        }
+      }
+      long pastRetention = admin.countPrunable(consumer, now.minus(retention));
+      stats.add(
+          new OperatorStats(
+              consumer, counts.processing(), done, counts.dead(), expired, oldest, pastRetention));
+    }
+    return List.copyOf(stats);
+  }
+
+  @Override
+  public List<InboxRecord> list(RecordState state, String consumer, int limit) {
+    return store.list(state, consumer, limit);
+  }
+
+  @Override
+  public Optional<InboxRecord> find(String consumer, String messageId) {
+    return store.find(consumer, messageId);
+  }
+
+  @Override
+  public Optional<InboxRecord> release(String consumer, String messageId) {
+    return admin.release(consumer, messageId);
+  }
+
+  @Override
+  public long retryDead(String consumer, List<String> messageIds) {
+    return admin.retryDead(consumer, messageIds);
+  }
+
+  @Override
+  public long countPrunable(String consumer, Instant before) {
+    return admin.countPrunable(consumer, before);
+  }
+
+  @Override
+  public long prune(String consumer, Instant before, LongConsumer progress) {
+    return admin.prune(consumer, before, progress);
+  }
+
+  @Override
+  public void close() {
+    store.close();
+  }
+}
