@@ -32,7 +32,7 @@ public enum BenchSystem {
   /** Inbox, single message, lease mode with {@link JdbcInboxStore#transactional}. */
   INBOX_SINGLE("inbox-single", 1, FLOOR),
   /**
-   * {@link #INBOX_SINGLE} on a store with {@link JdbcInboxStore.Builder#coalescing}: concurrent
+   * {@link #INBOX_SINGLE} on a store with {@link JdbcInboxStoreBuilder#coalescing}: concurrent
    * claims share a statement; the business insert and DONE stay one transaction per message.
    */
   INBOX_SINGLE_COALESCED("inbox-single-coalesced", 1, FLOOR),
@@ -42,7 +42,7 @@ public enum BenchSystem {
    */
   INBOX_LEASE("inbox-lease", 1, FLOOR),
   /**
-   * {@link #INBOX_LEASE} on a store with {@link JdbcInboxStore.Builder#coalescing}: concurrent
+   * {@link #INBOX_LEASE} on a store with {@link JdbcInboxStoreBuilder#coalescing}: concurrent
    * claims share one statement, concurrent completions one statement and one commit.
    */
   INBOX_LEASE_COALESCED("inbox-lease-coalesced", 1, FLOOR),
