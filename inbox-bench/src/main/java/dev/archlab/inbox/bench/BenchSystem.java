@@ -32,6 +32,21 @@ public enum BenchSystem {
   /** Inbox, single message, lease mode with {@link JdbcInboxStore#transactional}. */
   INBOX_SINGLE("inbox-single", 1, FLOOR),
   /**
+   * {@link #INBOX_SINGLE} on a store with {@link JdbcInboxStoreBuilder#coalescing}: concurrent
+   * claims share a statement; the business insert and DONE stay one transaction per message.
+   */
+  INBOX_SINGLE_COALESCED("inbox-single-coalesced", 1, FLOOR),
+  /**
+   * Inbox, single message, lease mode with a plain handler: claim, business insert in autocommit on
+   * a connection of its own, complete; the same three steps as Camel's repositories.
+   */
+  INBOX_LEASE("inbox-lease", 1, FLOOR),
+  /**
+   * {@link #INBOX_LEASE} on a store with {@link JdbcInboxStoreBuilder#coalescing}: concurrent
+   * claims share one statement, concurrent completions one statement and one commit.
+   */
+  INBOX_LEASE_COALESCED("inbox-lease-coalesced", 1, FLOOR),
+  /**
    * Raw SQL, the floor for the one-commit mode: {@code INSERT … ON CONFLICT DO NOTHING} of a DONE
    * row and the business insert in one transaction.
    */
@@ -112,7 +127,13 @@ public enum BenchSystem {
       case FLOOR_ONE_COMMIT:
         return ids -> floorOneCommit(pool, ids.get(0));
       case INBOX_SINGLE:
-        return inboxSingle(pool);
+        return inboxSingle(pool, false);
+      case INBOX_SINGLE_COALESCED:
+        return inboxSingle(pool, true);
+      case INBOX_LEASE:
+        return inboxLease(pool, false);
+      case INBOX_LEASE_COALESCED:
+        return inboxLease(pool, true);
       case INBOX_ONE_COMMIT:
         return inboxOneCommit(pool);
       case INBOX_BATCH:
@@ -227,11 +248,25 @@ public enum BenchSystem {
     throw new IllegalStateException("unexpected outcome " + outcome);
   }
 
-  private static Driver inboxSingle(DataSource pool) {
-    JdbcInboxStore store = JdbcInboxStore.builder(pool).build();
+  private static Driver inboxSingle(DataSource pool, boolean coalescing) {
+    JdbcInboxStore store = JdbcInboxStore.builder(pool).coalescing(coalescing).build();
     IdempotentConsumer consumer =
-        IdempotentConsumer.builder("inbox-single", store)
+        IdempotentConsumer.builder(coalescing ? "inbox-single-coalesced" : "inbox-single", store)
             .effect(store.transactional((message, attempt, c) -> insertBusiness(c, message.id())))
+            .build();
+    return ids -> applied(consumer.consume(Message.of(ids.get(0))));
+  }
+
+  private static Driver inboxLease(DataSource pool, boolean coalescing) {
+    JdbcInboxStore store = JdbcInboxStore.builder(pool).coalescing(coalescing).build();
+    IdempotentConsumer consumer =
+        IdempotentConsumer.builder(coalescing ? "inbox-lease-coalesced" : "inbox-lease", store)
+            .handler(
+                (message, attempt) -> {
+                  try (Connection c = pool.getConnection()) {
+                    insertBusiness(c, message.id()); // autocommit, like the peers' business insert
+                  }
+                })
             .build();
     return ids -> applied(consumer.consume(Message.of(ids.get(0))));
   }

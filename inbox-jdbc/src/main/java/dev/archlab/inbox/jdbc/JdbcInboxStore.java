@@ -6,7 +6,6 @@ import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidArgumentException;
-import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
@@ -27,7 +26,8 @@ import javax.sql.DataSource;
 
 /**
  * The production store: one row per {@code (consumer, message_id)} under a primary key, in
- * PostgreSQL, MySQL/MariaDB, SQLite or H2, reached through any {@link DataSource} (no pool of its own).
+ * PostgreSQL, MySQL/MariaDB, SQLite or H2, reached through any {@link DataSource} (no pool of its
+ * own).
  *
  * <p>Guarantees beyond the {@link InboxStore} contract:
  *
@@ -63,8 +63,10 @@ public final class JdbcInboxStore implements InboxStore {
   final InboxBatches batches;
   private final InboxAdmin admin;
   private final InboxSchema schema;
+  // Null unless the builder turned coalescing on.
+  private final CoalescedCalls coalesced;
 
-  private JdbcInboxStore(Builder b) {
+  JdbcInboxStore(JdbcInboxStoreBuilder b) {
     this.dataSource = b.dataSource;
     this.table = b.table;
     this.jdbc = new JdbcRunner(b.dataSource, b.table, b.transientRetries, b.dialect);
@@ -72,11 +74,12 @@ public final class JdbcInboxStore implements InboxStore {
     this.batches = new InboxBatches(jdbc, rows);
     this.admin = new InboxAdmin(jdbc, rows, b.pruneBatchSize);
     this.schema = new InboxSchema(jdbc, b.schemaLockTimeout, b.schemaCreationTimeout);
+    this.coalesced = b.coalescing ? new CoalescedCalls(jdbc, rows, batches) : null;
   }
 
   /** A builder for a store on {@code dataSource}. */
-  public static Builder builder(DataSource dataSource) {
-    return new Builder(dataSource);
+  public static JdbcInboxStoreBuilder builder(DataSource dataSource) {
+    return new JdbcInboxStoreBuilder(dataSource);
   }
 
   public TableName table() {
@@ -85,6 +88,11 @@ public final class JdbcInboxStore implements InboxStore {
 
   public DataSource dataSource() {
     return dataSource;
+  }
+
+  /** The coalescing layer, or null when coalescing is off (for this package's tests). */
+  CoalescedCalls coalesced() {
+    return coalesced;
   }
 
   /** The operator actions on this store's table: stats, release, retry-dead, prune. */
@@ -142,12 +150,19 @@ public final class JdbcInboxStore implements InboxStore {
   @Override
   public BeginResult begin(BeginRequest request) {
     Objects.requireNonNull(request, "request");
+    if (coalesced != null) {
+      return coalesced.begin(request);
+    }
     return jdbc.run("begin", true, c -> rows.beginOn(c, request));
   }
 
   @Override
   public InboxRecord complete(Claim claim, byte[] result) {
     ArgumentChecks.requireResultSize(result);
+    if (coalesced != null && result == null) {
+      // The batch completion keeps no result, so only plain completions are coalesced.
+      return coalesced.complete(Objects.requireNonNull(claim, "claim"));
+    }
     return jdbc.run("complete", true, c -> rows.completeOn(c, claim, result));
   }
 
@@ -307,94 +322,5 @@ public final class JdbcInboxStore implements InboxStore {
     Objects.requireNonNull(claims, "claims");
     return jdbc.onCallerConnection(
         "complete batch", connection, () -> batches.completeBatchOn(connection, claims));
-  }
-
-  public static final class Builder {
-    private final DataSource dataSource;
-    private TableName table = TableName.of("inbox");
-    private JdbcDialect dialect;
-    private int pruneBatchSize = 10_000;
-    private int transientRetries = 3;
-    private Duration schemaLockTimeout = Duration.ofMillis(200);
-    private Duration schemaCreationTimeout = Duration.ofSeconds(30);
-
-    private Builder(DataSource dataSource) {
-      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-    }
-
-    /**
-     * The table name; default {@code inbox}.
-     *
-     * @throws InvalidConfigurationException if it is not a plain SQL identifier
-     */
-    public Builder table(String table) {
-      this.table = TableName.of(table);
-      return this;
-    }
-
-    /**
-     * The dialect. When not set it is detected from the database's metadata on the first call that
-     * needs the database (not by {@link #build()}, which never connects, so an application may
-     * build its store before the database is up); until detection succeeds every call tries again
-     * and fails with {@link StoreUnavailableException} saying what went wrong.
-     */
-    public Builder dialect(JdbcDialect dialect) {
-      this.dialect = dialect;
-      return this;
-    }
-
-    /** Rows deleted per prune statement (each its own short transaction); default 10 000. */
-    public Builder pruneBatchSize(int pruneBatchSize) {
-      this.pruneBatchSize = pruneBatchSize;
-      return this;
-    }
-
-    /** Retries of a statement that hit a serialization failure or deadlock; default 3. */
-    public Builder transientRetries(int transientRetries) {
-      this.transientRetries = transientRetries;
-      return this;
-    }
-
-    /**
-     * How long one DDL statement of {@link JdbcInboxStore#createSchemaIfMissing()} may wait for a
-     * lock on the table before it gives up and is tried again; default 200 ms, between 1 ms and 1
-     * minute. Every writer of the table may queue behind a waiting DDL statement for this long.
-     * MySQL and MariaDB count whole seconds (MariaDB: rounded down, so below 1 s means no wait;
-     * MySQL: rounded up).
-     */
-    public Builder schemaLockTimeout(Duration schemaLockTimeout) {
-      this.schemaLockTimeout = schemaLockTimeout;
-      return this;
-    }
-
-    /**
-     * How long {@link JdbcInboxStore#createSchemaIfMissing()} keeps trying DDL that other
-     * transactions keep waiting before it throws {@link SchemaBusyException}; default 30 s, at
-     * least {@code schemaLockTimeout}, at most 1 hour. A schema that is already there costs one
-     * catalog read and is never delayed.
-     */
-    public Builder schemaCreationTimeout(Duration schemaCreationTimeout) {
-      this.schemaCreationTimeout = schemaCreationTimeout;
-      return this;
-    }
-
-    /**
-     * Builds the store. Never connects to the database: see {@link #dialect(JdbcDialect)} for when
-     * the dialect is detected.
-     *
-     * @throws InvalidConfigurationException naming the first bad setting
-     */
-    public JdbcInboxStore build() {
-      InboxSchema.checkTimeouts(schemaLockTimeout, schemaCreationTimeout);
-      if (pruneBatchSize < 1 || pruneBatchSize > 1_000_000) {
-        throw new InvalidConfigurationException(
-            "pruneBatchSize must be between 1 and 1000000, was " + pruneBatchSize);
-      }
-      if (transientRetries < 0 || transientRetries > 100) {
-        throw new InvalidConfigurationException(
-            "transientRetries must be between 0 and 100, was " + transientRetries);
-      }
-      return new JdbcInboxStore(this);
-    }
   }
 }

@@ -137,8 +137,8 @@ public abstract class TestDatabase {
   }
 
   /** A store builder on {@code dataSource}, with the {@link #forcedDialect()} if there is one. */
-  public JdbcInboxStore.Builder storeBuilder(DataSource dataSource) {
-    JdbcInboxStore.Builder builder = JdbcInboxStore.builder(dataSource);
+  public JdbcInboxStoreBuilder storeBuilder(DataSource dataSource) {
+    JdbcInboxStoreBuilder builder = JdbcInboxStore.builder(dataSource);
     dev.archlab.inbox.jdbc.dialect.JdbcDialect forced = forcedDialect();
     return forced == null ? builder : builder.dialect(forced);
   }
