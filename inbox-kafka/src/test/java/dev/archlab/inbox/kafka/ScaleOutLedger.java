@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import javax.sql.DataSource;
 
@@ -121,11 +122,16 @@ final class ScaleOutLedger {
     extra.removeAll(good);
     Map<String, Integer> states = new HashMap<>();
     rows.values().forEach(r -> states.merge(r.state(), 1, Integer::sum));
+    // Attempts per DONE row: ids done at attempt 2 lost one lease on the way (a kill or a stall).
+    Map<Integer, Integer> doneAttempts = new TreeMap<>();
+    rows.values().stream()
+        .filter(r -> r.state().equals("DONE"))
+        .forEach(r -> doneAttempts.merge(r.attempts(), 1, Integer::sum));
     long doubled = effects.values().stream().filter(c -> c > 1).count();
     return String.format(
         Locale.ROOT,
         "good=%d poison=%d effect-ids=%d missing-effect=%d %s extra-effect=%d %s"
-            + " double-effect-ids=%d inbox-rows=%d states=%s dlt-ids=%d good-dead-by-lease=%d %s",
+            + " double-effect-ids=%d inbox-rows=%d states=%s done-by-attempts=%s dlt-ids=%d good-dead-by-lease=%d %s",
         good.size(),
         poison.size(),
         effects.size(),
@@ -136,6 +142,7 @@ final class ScaleOutLedger {
         doubled,
         rows.size(),
         states,
+        doneAttempts,
         deadLettered.size(),
         goodDeadByLeaseExpiry().size(),
         first(goodDeadByLeaseExpiry()));
