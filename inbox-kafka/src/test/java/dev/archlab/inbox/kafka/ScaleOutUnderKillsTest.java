@@ -6,11 +6,7 @@ import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +26,16 @@ import org.junit.jupiter.api.Test;
  * Scale-out under faults: a 6-partition topic, a group of 3 consumer processes (batch mode), N ids
  * of which 10 % are sent twice as separate records and 5 are poison. The ids go out in chunks;
  * between chunks the driver SIGKILLs a random consumer that is known to be running (it has applied
- * a record since its start) and starts another (a rebalance each time). End checks: effect rows =
- * distinct ids = N − poison, every id DONE or DEAD, every poison id on the dead-letter topic, the
- * group committed to the end of every partition.
+ * a record since its start) and starts another (a rebalance each time). The group must commit to
+ * the end of every partition; then {@link ScaleOutLedger} checks every id: a good id is DONE with
+ * exactly one effect, or DEAD with none, on the dead-letter topic and with the lease-expiry error;
+ * a poison id is DEAD, without effect and on the dead-letter topic; no id is lost.
+ *
+ * <p>Why a good id may end DEAD: the consumers run with a 5 s lease and 2 attempts, and a batch
+ * does not renew its leases. A kill leaves the victim's claims to expire (attempt 1 spent); on a
+ * loaded machine a batch can also take longer than the lease, so its claims are taken over (another
+ * attempt spent). After two such expiries the next claim parks the id DEAD, which is the library's
+ * promise for that configuration, not a lost message. The count is printed; it is usually 0.
  *
  * <p>Short profile (CI): {@code -Dkafka.scale.n=2000 -Dkafka.scale.kills=3} (the defaults). Long
  * profile, by hand: {@code ./mvnw -B verify -pl inbox-kafka -am -Dtest=ScaleOutUnderKillsTest
@@ -134,31 +137,34 @@ class ScaleOutUnderKillsTest {
       }
       assertThat(killed).isEqualTo(kills);
 
-      Map<String, Integer> effects = Effects.counts(ds, name);
       Set<String> good = new HashSet<>(ids);
       good.removeAll(poison);
-      assertThat(effects.keySet()).isEqualTo(good);
-      assertThat(effects.values()).allMatch(count -> count == 1);
-      assertThat(states(ds, name)).isEqualTo(Map.of("DONE", n - POISON, "DEAD", POISON));
-      Set<String> dead = new HashSet<>();
+      Set<String> deadLettered = new HashSet<>();
       List<ConsumerRecord<byte[], byte[]>> dlt = kafka.deadLetters();
       for (ConsumerRecord<byte[], byte[]> r : dlt) {
-        dead.add(KafkaFixture.header(r, MessageIdSource.DEFAULT_HEADER));
+        deadLettered.add(KafkaFixture.header(r, MessageIdSource.DEFAULT_HEADER));
       }
-      assertThat(dead).isEqualTo(poison);
+      ScaleOutLedger ledger = ScaleOutLedger.read(ds, name, good, poison, deadLettered);
+      System.out.println("ScaleOutUnderKillsTest ledger: " + ledger.summary() + " logs=" + dir);
+      String violations = ledger.violations();
+      if (violations != null) {
+        throw new AssertionError("seed=" + seed + " logs=" + dir + "\n" + violations);
+      }
+      Set<String> goodDead = ledger.goodDeadByLeaseExpiry();
       // Printed only after every check held: the figures for docs/RELIABILITY.md.
       System.out.printf(
           "KAFKA-SCALE-OUT passed: ids=%d records=%d partitions=%d consumers=%d kills=%d"
               + " process-starts=%d effect-rows=%d double-effects=0 lost=0 dead=%d"
-              + " dlt-records=%d duration=%.1fs%n",
+              + " good-dead-by-lease-expiry=%d dlt-records=%d duration=%.1fs%n",
           n,
           records.size(),
           PARTITIONS,
           CONSUMERS,
           killed,
           CONSUMERS + killed,
-          effects.values().stream().mapToInt(Integer::intValue).sum(),
-          POISON,
+          ledger.effectRows(),
+          POISON + goodDead.size(),
+          goodDead.size(),
           dlt.size(),
           (System.nanoTime() - started) / 1e9);
     }
@@ -169,22 +175,6 @@ class ScaleOutUnderKillsTest {
     for (Process p : fleet) {
       if (p.isAlive() && Files.exists(dir.resolve("applied-" + p.pid()))) {
         out.add(p);
-      }
-    }
-    return out;
-  }
-
-  private static Map<String, Integer> states(DataSource ds, String consumer) throws Exception {
-    Map<String, Integer> out = new HashMap<>();
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT state, COUNT(*) FROM inbox WHERE consumer = ? GROUP BY state")) {
-      ps.setString(1, consumer);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.put(rs.getString(1), rs.getInt(2));
-        }
       }
     }
     return out;
