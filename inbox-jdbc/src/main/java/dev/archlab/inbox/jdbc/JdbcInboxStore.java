@@ -27,7 +27,8 @@ import javax.sql.DataSource;
 
 /**
  * The production store: one row per {@code (consumer, message_id)} under a primary key, in
- * PostgreSQL, MySQL/MariaDB, SQLite or H2, reached through any {@link DataSource} (no pool of its own).
+ * PostgreSQL, MySQL/MariaDB, SQLite or H2, reached through any {@link DataSource} (no pool of its
+ * own).
  *
  * <p>Guarantees beyond the {@link InboxStore} contract:
  *
