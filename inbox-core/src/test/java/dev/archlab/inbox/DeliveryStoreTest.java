@@ -8,6 +8,7 @@ import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.ClaimedEffect;
 import dev.archlab.inbox.store.ClaimedRun;
+import dev.archlab.inbox.store.ForwardingInboxStore;
 import dev.archlab.inbox.store.InboxStore;
 import java.time.Duration;
 import java.util.List;
@@ -45,7 +46,7 @@ class DeliveryStoreTest {
 
   /** A view of the store that records which of its calls the consumer made. */
   private final InboxStore deliveryView =
-      new DelegatingStore(store) {
+      new ForwardingInboxStore(store) {
         @Override
         public BeginResult begin(BeginRequest request) {
           deliveryCalls.add("begin");

@@ -10,6 +10,7 @@ import dev.archlab.inbox.internal.Fingerprint;
 import dev.archlab.inbox.memory.MemoryInboxStore;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.ForwardingInboxStore;
 import dev.archlab.inbox.store.InboxStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -370,7 +371,7 @@ class IdempotentConsumerTest {
     StoreUnavailableException down =
         new StoreUnavailableException("database down", new java.io.IOException("reset"));
     InboxStore failingCompletion =
-        new DelegatingStore(store) {
+        new ForwardingInboxStore(store) {
           @Override
           public InboxRecord complete(Claim claim, byte[] result) {
             throw down;
@@ -692,7 +693,7 @@ class IdempotentConsumerTest {
     BlockingQueue<Claim> renewals = new LinkedBlockingQueue<>();
     AtomicInteger extendCalls = new AtomicInteger();
     InboxStore watched =
-        new DelegatingStore(store) {
+        new ForwardingInboxStore(store) {
           @Override
           public Claim extend(Claim claim, Duration extension) {
             extendCalls.incrementAndGet();
@@ -792,7 +793,7 @@ class IdempotentConsumerTest {
     ScheduledThreadPoolExecutor scheduler =
         new ScheduledThreadPoolExecutor(1, r -> new Thread(r, "test-heartbeat"));
     InboxStore blockingTicks =
-        new DelegatingStore(store) {
+        new ForwardingInboxStore(store) {
           @Override
           public Claim extend(Claim claim, Duration lease) {
             if (!Thread.currentThread().getName().equals("test-heartbeat")
@@ -863,7 +864,7 @@ class IdempotentConsumerTest {
     AtomicBoolean failed = new AtomicBoolean();
     CountDownLatch renewed = new CountDownLatch(1);
     InboxStore counting =
-        new DelegatingStore(store) {
+        new ForwardingInboxStore(store) {
           @Override
           public Claim extend(Claim claim, Duration lease) {
             if (failed.get()) {

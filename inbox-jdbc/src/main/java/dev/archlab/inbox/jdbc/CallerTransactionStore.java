@@ -2,18 +2,14 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
-import dev.archlab.inbox.store.InboxStore;
+import dev.archlab.inbox.store.ForwardingInboxStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The view of a {@link JdbcInboxStore} that a caller-transaction delivery writes through on a
@@ -26,16 +22,18 @@ import java.util.Optional;
  * <p>Guarantees: no write of the delivery goes anywhere but the caller's connection, so none can
  * wait for the caller's lock; nothing here commits, rolls back or changes the caller's auto-commit.
  * Reads that do not belong to the delivery ({@link #find}, {@link #list}, {@link #currentTime}) and
- * {@link #prune} go to the store itself. Used only on the thread that consumes the delivery: a JDBC
- * connection is not for two threads at once, which is why the consumer runs no heartbeat on it.
+ * {@link #prune} go to the store itself, through the forwarding this class inherits. Used only on
+ * the thread that consumes the delivery: a JDBC connection is not for two threads at once, which is
+ * why the consumer runs no heartbeat on it.
  */
-final class CallerTransactionStore implements InboxStore {
+final class CallerTransactionStore extends ForwardingInboxStore {
 
   private final JdbcInboxStore store;
   private final ConnectionSupplier callerConnection;
 
   CallerTransactionStore(JdbcInboxStore store, ConnectionSupplier callerConnection) {
-    this.store = Objects.requireNonNull(store, "store");
+    super(Objects.requireNonNull(store, "store"));
+    this.store = store;
     this.callerConnection = Objects.requireNonNull(callerConnection, "callerConnection");
   }
 
@@ -78,31 +76,6 @@ final class CallerTransactionStore implements InboxStore {
   @Override
   public Claim extend(Claim claim, Duration lease) {
     return store.extend(caller("extend"), claim, lease);
-  }
-
-  @Override
-  public long prune(Instant before) {
-    return store.prune(before);
-  }
-
-  @Override
-  public long prune(String consumer, Instant before) {
-    return store.prune(consumer, before);
-  }
-
-  @Override
-  public Optional<InboxRecord> find(String consumer, String messageId) {
-    return store.find(consumer, messageId);
-  }
-
-  @Override
-  public List<InboxRecord> list(RecordState state, String consumer, int limit) {
-    return store.list(state, consumer, limit);
-  }
-
-  @Override
-  public Instant currentTime() {
-    return store.currentTime();
   }
 
   @Override

@@ -15,18 +15,14 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.MessageHandler;
 import dev.archlab.inbox.Outcome;
-import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.memory.MemoryInboxStore;
-import dev.archlab.inbox.store.BeginRequest;
-import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.ForwardingInboxStore;
 import dev.archlab.inbox.store.InboxStore;
 import dev.archlab.inbox.testkit.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -147,61 +143,14 @@ class EventCountersTest {
   }
 
   /** A store whose {@code complete} fails as an unreachable database would. */
-  private static final class CompleteFails implements InboxStore {
-    private final InboxStore d;
-
+  private static final class CompleteFails extends ForwardingInboxStore {
     CompleteFails(InboxStore d) {
-      this.d = d;
-    }
-
-    @Override
-    public BeginResult begin(BeginRequest request) {
-      return d.begin(request);
+      super(d);
     }
 
     @Override
     public InboxRecord complete(Claim claim, byte[] result) {
       throw new StoreUnavailableException("database unreachable", null);
-    }
-
-    @Override
-    public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
-      return d.fail(claim, error, retryDelay);
-    }
-
-    @Override
-    public InboxRecord markDead(Claim claim, String error) {
-      return d.markDead(claim, error);
-    }
-
-    @Override
-    public Claim extend(Claim claim, Duration lease) {
-      return d.extend(claim, lease);
-    }
-
-    @Override
-    public long prune(Instant before) {
-      return d.prune(before);
-    }
-
-    @Override
-    public long prune(String consumer, Instant before) {
-      return d.prune(consumer, before);
-    }
-
-    @Override
-    public Optional<InboxRecord> find(String consumer, String messageId) {
-      return d.find(consumer, messageId);
-    }
-
-    @Override
-    public List<InboxRecord> list(RecordState state, String consumer, int limit) {
-      return d.list(state, consumer, limit);
-    }
-
-    @Override
-    public Instant currentTime() {
-      return d.currentTime();
     }
   }
 }

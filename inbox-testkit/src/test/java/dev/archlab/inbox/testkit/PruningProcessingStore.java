@@ -3,6 +3,7 @@ package dev.archlab.inbox.testkit;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.memory.MemoryInboxStore;
+import dev.archlab.inbox.store.ForwardingInboxStore;
 import java.time.Instant;
 
 /**
@@ -23,22 +24,22 @@ final class PruningProcessingStore extends ForwardingInboxStore {
   @Override
   public long prune(Instant before) {
     doomProcessing(null, before);
-    return delegate.prune(before);
+    return delegate().prune(before);
   }
 
   @Override
   public long prune(String consumer, Instant before) {
     doomProcessing(consumer, before);
-    return delegate.prune(consumer, before);
+    return delegate().prune(consumer, before);
   }
 
   private void doomProcessing(String consumer, Instant before) {
     Instant now = clock.instant();
     try {
-      for (InboxRecord r : delegate.list(RecordState.PROCESSING, consumer, Integer.MAX_VALUE)) {
+      for (InboxRecord r : delegate().list(RecordState.PROCESSING, consumer, Integer.MAX_VALUE)) {
         if (r.updatedAt().isBefore(before)) {
           clock.set(r.updatedAt());
-          delegate.complete(r.toClaim(), r.result());
+          delegate().complete(r.toClaim(), r.result());
         }
       }
     } finally {

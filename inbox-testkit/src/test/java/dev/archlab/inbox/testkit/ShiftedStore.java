@@ -5,6 +5,7 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.ForwardingInboxStore;
 import dev.archlab.inbox.store.InboxStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,54 +33,54 @@ final class ShiftedStore extends ForwardingInboxStore {
 
   @Override
   public BeginResult begin(BeginRequest request) {
-    BeginResult r = delegate.begin(request);
+    BeginResult r = delegate().begin(request);
     return BeginResult.of(r.kind(), shifted(r.record()), r.storeTime().minus(shift));
   }
 
   @Override
   public InboxRecord complete(Claim claim, byte[] result) {
-    return shifted(delegate.complete(claim, result));
+    return shifted(delegate().complete(claim, result));
   }
 
   @Override
   public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
-    return shifted(delegate.fail(claim, error, retryDelay));
+    return shifted(delegate().fail(claim, error, retryDelay));
   }
 
   @Override
   public InboxRecord markDead(Claim claim, String error) {
-    return shifted(delegate.markDead(claim, error));
+    return shifted(delegate().markDead(claim, error));
   }
 
   @Override
   public Claim extend(Claim claim, Duration lease) {
-    Claim c = delegate.extend(claim, lease);
+    Claim c = delegate().extend(claim, lease);
     return c.withLeaseUntil(c.leaseUntil().minus(shift));
   }
 
   @Override
   public long prune(Instant before) {
-    return delegate.prune(before.plus(shift));
+    return delegate().prune(before.plus(shift));
   }
 
   @Override
   public long prune(String consumer, Instant before) {
-    return delegate.prune(consumer, before.plus(shift));
+    return delegate().prune(consumer, before.plus(shift));
   }
 
   @Override
   public Optional<InboxRecord> find(String consumer, String messageId) {
-    return delegate.find(consumer, messageId).map(this::shifted);
+    return delegate().find(consumer, messageId).map(this::shifted);
   }
 
   @Override
   public List<InboxRecord> list(RecordState state, String consumer, int limit) {
-    return delegate.list(state, consumer, limit).stream().map(this::shifted).toList();
+    return delegate().list(state, consumer, limit).stream().map(this::shifted).toList();
   }
 
   @Override
   public Instant currentTime() {
-    return delegate.currentTime().minus(shift);
+    return delegate().currentTime().minus(shift);
   }
 
   private InboxRecord shifted(InboxRecord r) {

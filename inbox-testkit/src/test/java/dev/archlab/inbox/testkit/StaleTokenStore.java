@@ -3,6 +3,7 @@ package dev.archlab.inbox.testkit;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.store.ForwardingInboxStore;
 import dev.archlab.inbox.store.InboxStore;
 
 /**
@@ -18,12 +19,12 @@ final class StaleTokenStore extends ForwardingInboxStore {
 
   @Override
   public InboxRecord complete(Claim claim, byte[] result) {
-    InboxRecord current = delegate.find(claim.consumer(), claim.messageId()).orElse(null);
+    InboxRecord current = delegate().find(claim.consumer(), claim.messageId()).orElse(null);
     if (current != null
         && current.state() == RecordState.PROCESSING
         && claim.fencingToken() < current.attempts()) {
-      return delegate.complete(current.toClaim(), result);
+      return delegate().complete(current.toClaim(), result);
     }
-    return delegate.complete(claim, result);
+    return delegate().complete(claim, result);
   }
 }
