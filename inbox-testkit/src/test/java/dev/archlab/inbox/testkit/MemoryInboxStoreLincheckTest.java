@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 @Param(name = "hash", gen = IntGen.class, conf = "0:2")
 public class MemoryInboxStoreLincheckTest {
 
-  static final int DEFAULT_INVOCATIONS = 100;
+  static final int DEFAULT_INVOCATIONS = 60;
   static final int LONG_INVOCATIONS = 500;
 
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
