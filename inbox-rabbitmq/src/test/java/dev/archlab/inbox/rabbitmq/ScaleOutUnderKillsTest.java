@@ -6,6 +6,7 @@ import com.rabbitmq.client.GetResponse;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.store.InboxStore;
+import dev.archlab.inbox.testkit.Await;
 import dev.archlab.inbox.testkit.ScaleOutLedger;
 import java.nio.file.Files;
 import java.nio.file.Path;
