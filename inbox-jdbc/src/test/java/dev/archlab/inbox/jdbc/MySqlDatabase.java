@@ -122,11 +122,11 @@ final class MySqlDatabase extends TestDatabase {
   }
 
   /**
-   * 60 of the MariaDB run's 150 sequences, unless {@code -Dinbox.test.long=true}: the same server
-   * runs all 150 for the MariaDB dialect, so what these seeds add is only what the MySQL dialect
-   * does differently (claims that read the inserted row back, fenced updates that re-read it, the
-   * lock-timeout save and restore). Seeds 1 to 60 still reach every decision and refusal the
-   * coverage check asks for (the counts are the same on every database), at 40 % of the time.
+   * 60 sequences, unless {@code -Dinbox.test.long=true} (then as many as the MariaDB run, 150): the
+   * same server runs more for the MariaDB dialect, so what these seeds add is only what the MySQL
+   * dialect does differently (claims that read the inserted row back, fenced updates that re-read
+   * it, the lock-timeout save and restore). Seeds 1 to 60 still reach every decision and refusal
+   * the coverage check asks for (the counts are the same on every database).
    */
   @Override
   int modelSeeds() {
