@@ -5,6 +5,7 @@ import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.testkit.InboxSequentialSpec;
+import dev.archlab.inbox.testkit.LongRun;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -12,6 +13,7 @@ import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,16 +27,20 @@ import org.junit.jupiter.api.Test;
  * database makes each invocation slow. Each invocation gets a consumer name of its own, so it
  * starts from an empty keyspace without a DELETE.
  *
- * <p>CI runs {@value #DEFAULT_ITERATIONS} scenarios of 25 invocations; for the long run by hand,
- * {@code -Dinbox.lincheck.pg.iterations=20}. Skipped, without starting the server, when {@value
- * TestDatabases#PROPERTY} leaves PostgreSQL out.
+ * <p>CI runs {@value #DEFAULT_ITERATIONS} scenarios of 25 invocations (a few seconds); the long run
+ * by hand, {@code -Dinbox.test.long=true} ({@link LongRun}), runs {@value #LONG_ITERATIONS}, and
+ * {@code -Dinbox.lincheck.pg.iterations=N} any other number. Tagged {@code lincheck}: the module's
+ * build runs it in a JVM of its own (see its pom). Skipped, without starting the server, when
+ * {@value TestDatabases#PROPERTY} leaves PostgreSQL out.
  */
+@Tag("lincheck")
 @Param(name = "id", gen = IntGen.class, conf = "1:2")
 @Param(name = "token", gen = IntGen.class, conf = "1:2")
 @Param(name = "hash", gen = IntGen.class, conf = "0:2")
 public class CoalescingPostgresLincheckTest {
 
   static final int DEFAULT_ITERATIONS = 5;
+  static final int LONG_ITERATIONS = 20;
 
   private static final String TABLE = "inbox_coalesced_lincheck";
   private static final Duration LEASE = Duration.ofMinutes(10);
@@ -89,7 +95,9 @@ public class CoalescingPostgresLincheckTest {
     TestDatabases.assumeSelected("postgresql");
     new StressOptions()
         .sequentialSpecification(InboxSequentialSpec.RefusalsFolded.class)
-        .iterations(Integer.getInteger("inbox.lincheck.pg.iterations", DEFAULT_ITERATIONS))
+        .iterations(
+            Integer.getInteger(
+                "inbox.lincheck.pg.iterations", LongRun.pick(DEFAULT_ITERATIONS, LONG_ITERATIONS)))
         .invocationsPerIteration(25)
         .threads(3)
         .actorsPerThread(2)

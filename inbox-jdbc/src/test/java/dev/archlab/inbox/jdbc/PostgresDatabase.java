@@ -1,5 +1,6 @@
 package dev.archlab.inbox.jdbc;
 
+import dev.archlab.inbox.testkit.LongRun;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -128,9 +129,12 @@ public final class PostgresDatabase extends TestDatabase {
     execute("ANALYZE " + table);
   }
 
+  /**
+   * 100 sequences in CI, 150 with {@code -Dinbox.test.long=true}: each costs a network round trip.
+   */
   @Override
   int modelSeeds() {
-    return 150;
+    return LongRun.pick(100, 150);
   }
 
   @Override

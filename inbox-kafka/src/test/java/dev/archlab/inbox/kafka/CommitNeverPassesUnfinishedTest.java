@@ -3,6 +3,7 @@ package dev.archlab.inbox.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.testkit.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -15,6 +15,7 @@ import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.testkit.Await;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;

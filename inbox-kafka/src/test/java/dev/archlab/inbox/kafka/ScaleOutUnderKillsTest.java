@@ -3,6 +3,8 @@ package dev.archlab.inbox.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.testkit.Await;
+import dev.archlab.inbox.testkit.ScaleOutLedger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -144,7 +146,14 @@ class ScaleOutUnderKillsTest {
       for (ConsumerRecord<byte[], byte[]> r : dlt) {
         deadLettered.add(KafkaFixture.header(r, MessageIdSource.DEFAULT_HEADER));
       }
-      ScaleOutLedger ledger = ScaleOutLedger.read(ds, name, good, poison, deadLettered);
+      ScaleOutLedger ledger =
+          new ScaleOutLedger(
+              good,
+              poison,
+              Effects.counts(ds, name),
+              ScaleOutLedger.recordsOf(store, name),
+              deadLettered,
+              "dead-letter topic");
       System.out.println("ScaleOutUnderKillsTest ledger: " + ledger.summary() + " logs=" + dir);
       String violations = ledger.violations();
       if (violations != null) {

@@ -2,6 +2,7 @@ package dev.archlab.inbox.rabbitmq;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.archlab.inbox.testkit.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

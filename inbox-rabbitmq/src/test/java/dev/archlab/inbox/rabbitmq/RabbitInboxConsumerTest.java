@@ -13,6 +13,7 @@ import dev.archlab.inbox.jdbc.BatchConsumer;
 import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
+import dev.archlab.inbox.testkit.Await;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;

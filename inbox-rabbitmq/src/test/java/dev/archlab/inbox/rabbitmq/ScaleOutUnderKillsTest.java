@@ -3,18 +3,17 @@ package dev.archlab.inbox.rabbitmq;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.GetResponse;
+import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.store.InboxStore;
+import dev.archlab.inbox.testkit.Await;
+import dev.archlab.inbox.testkit.ScaleOutLedger;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -27,9 +26,19 @@ import org.junit.jupiter.api.Test;
  * ids of which 10 % are published twice as separate messages and 5 are poison. The ids go out in
  * chunks; between chunks the driver SIGKILLs a random consumer known to be running (it has applied
  * a delivery since its start) and starts another, and once, half-way, restarts the broker itself
- * (the later chunks are published after it, so the run is mid-way by construction). End checks:
- * effect rows = distinct ids = N − poison, every id DONE or DEAD, every poison id in the
- * dead-letter queue, every planned kill and the restart happened.
+ * (the later chunks are published after it, so the run is mid-way by construction). The run ends
+ * when every id has an inbox record in a final state (DONE or DEAD) and every DEAD id is in the
+ * dead-letter queue; then {@link ScaleOutLedger} checks every id: a good id is DONE with exactly
+ * one effect, or DEAD with none, dead-lettered and with the lease-expiry error; a poison id is
+ * DEAD, without effect and dead-lettered; no id is lost or left PROCESSING; every planned kill and
+ * the restart happened.
+ *
+ * <p>Why a good id may end DEAD: the consumers run with a 5 s lease and 2 attempts, and a batch
+ * does not renew its leases. A kill leaves the victim's claims to expire (attempt 1 spent); on a
+ * loaded machine a batch can also take longer than the lease, so its claims are taken over (another
+ * attempt spent). After two such expiries the next claim parks the id DEAD, which is the library's
+ * promise for that configuration, not a lost message. The count is printed; it is usually 0. An
+ * exact "N − 5 DONE" would make the test's verdict depend on the machine's speed.
  *
  * <p>Short profile (CI): {@code -Drabbit.scale.n=2000 -Drabbit.scale.kills=3} (the defaults). Long
  * profile, by hand: {@code ./mvnw -B verify -pl inbox-rabbitmq -am -Dtest=ScaleOutUnderKillsTest
@@ -112,12 +121,20 @@ class ScaleOutUnderKillsTest {
             restarted = true;
           }
         }
-        Await.until(
-            "every id DONE or DEAD",
-            () -> states(ds, name).equals(Map.of("DONE", n - POISON, "DEAD", POISON)));
-        Await.until(
-            "every poison id in the dead-letter queue",
-            () -> deadLetterIds(rabbit).containsAll(poison));
+        // Final states are final: a DONE or DEAD record never changes again, so once every id has
+        // one, later redeliveries can only be acked (DUPLICATE) or dead-lettered again (DEAD).
+        try {
+          Await.until("every id DONE or DEAD", () -> finalRecords(store, name) == n);
+          Await.until(
+              "every DEAD id in the dead-letter queue",
+              () -> deadLetterIds(rabbit).containsAll(deadIds(store, name)));
+        } catch (AssertionError notReached) {
+          // Name the ids that keep the run from ending, not just the wait that ran out.
+          ScaleOutLedger now = ledger(ds, store, rabbit, name, ids, poison);
+          throw new AssertionError(
+              notReached.getMessage() + ", seed=" + seed + " logs=" + dir + "\n" + now.violations(),
+              notReached);
+        }
       } finally {
         for (Process p : fleet) {
           p.destroy();
@@ -131,33 +148,48 @@ class ScaleOutUnderKillsTest {
       assertThat(killed).isEqualTo(kills);
       assertThat(restarted).isTrue();
 
-      Map<String, Integer> effects = Effects.counts(ds, name);
-      Set<String> good = new HashSet<>(ids);
-      good.removeAll(poison);
-      assertThat(effects.keySet()).isEqualTo(good);
-      assertThat(effects.values()).allMatch(count -> count == 1);
-      assertThat(states(ds, name)).isEqualTo(Map.of("DONE", n - POISON, "DEAD", POISON));
-      List<GetResponse> dlq = rabbit.deadLetters();
-      Set<String> dead = new HashSet<>();
-      for (GetResponse r : dlq) {
-        dead.add(r.getProps().getMessageId());
+      ScaleOutLedger ledger = ledger(ds, store, rabbit, name, ids, poison);
+      System.out.println("RabbitMQ ScaleOutUnderKillsTest ledger: " + ledger.summary());
+      String violations = ledger.violations();
+      if (violations != null) {
+        throw new AssertionError("seed=" + seed + " logs=" + dir + "\n" + violations);
       }
-      assertThat(dead).isEqualTo(poison);
+      Set<String> goodDead = ledger.goodDeadByLeaseExpiry();
       // Printed only after every check held: the figures for docs/RELIABILITY.md.
       System.out.printf(
           "RABBITMQ-SCALE-OUT passed: ids=%d messages=%d consumers=%d kills=%d broker-restarts=1"
               + " process-starts=%d effect-rows=%d double-effects=0 lost=0 dead=%d"
-              + " dlq-messages=%d duration=%.1fs%n",
+              + " good-dead-by-lease-expiry=%d dlq-messages=%d duration=%.1fs%n",
           n,
           messages.size(),
           CONSUMERS,
           killed,
           CONSUMERS + killed,
-          effects.values().stream().mapToInt(Integer::intValue).sum(),
-          POISON,
-          dlq.size(),
+          ledger.effectRows(),
+          POISON + goodDead.size(),
+          goodDead.size(),
+          rabbit.deadLetters().size(),
           (System.nanoTime() - started) / 1e9);
     }
+  }
+
+  /** What the run left: effects, inbox records and dead letters, per id. */
+  private static ScaleOutLedger ledger(
+      DataSource ds,
+      InboxStore store,
+      RabbitFixture rabbit,
+      String name,
+      List<String> ids,
+      Set<String> poison) {
+    Set<String> good = new HashSet<>(ids);
+    good.removeAll(poison);
+    return new ScaleOutLedger(
+        good,
+        poison,
+        Effects.counts(ds, name),
+        ScaleOutLedger.recordsOf(store, name),
+        deadLetterIds(rabbit),
+        "dead-letter queue");
   }
 
   private static Set<String> deadLetterIds(RabbitFixture rabbit) {
@@ -196,21 +228,15 @@ class ScaleOutUnderKillsTest {
     return out;
   }
 
-  private static Map<String, Integer> states(DataSource ds, String consumer) {
-    Map<String, Integer> out = new HashMap<>();
-    try (Connection c = ds.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT state, COUNT(*) FROM inbox WHERE consumer = ? GROUP BY state")) {
-      ps.setString(1, consumer);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.put(rs.getString(1), rs.getInt(2));
-        }
-      }
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
-    }
+  /** Records of {@code consumer} in a final state: DONE or DEAD. */
+  private static int finalRecords(InboxStore store, String consumer) {
+    return store.list(RecordState.DONE, consumer, Integer.MAX_VALUE).size()
+        + store.list(RecordState.DEAD, consumer, Integer.MAX_VALUE).size();
+  }
+
+  private static Set<String> deadIds(InboxStore store, String consumer) {
+    Set<String> out = new HashSet<>();
+    store.list(RecordState.DEAD, consumer, Integer.MAX_VALUE).forEach(r -> out.add(r.messageId()));
     return out;
   }
 }

@@ -7,27 +7,29 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.testkit.Await;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
  * A master of a cluster (3 masters, 1 replica each) killed with SIGKILL while writers complete
  * messages, its replica promoted: which completions that returned are gone afterwards, without and
  * with the replica-wait option (what the option costs is measured by {@code inbox-bench redis}, not
- * here: a timing in a test proves nothing). Each run gets its own cluster, since it breaks it. With
- * {@code waitForReplicas(1)} no returned completion may be lost; without it a loss is possible
- * (asynchronous replication) and is reported, not asserted, since on one machine the replica is
- * rarely behind.
+ * here: a timing in a test proves nothing). Each run gets its own cluster, since it breaks it, and
+ * the two run at the same time. With {@code waitForReplicas(1)} no returned completion may be lost;
+ * without it a loss is possible (asynchronous replication) and is reported, not asserted, since on
+ * one machine the replica is rarely behind.
  */
 class ClusterFailoverTest {
 
@@ -36,8 +38,27 @@ class ClusterFailoverTest {
 
   @Test
   void aMasterKilledMidRunLosesNoConfirmedCompletionWhenWritesWaitForTheReplica() throws Exception {
-    Result plain = run(false);
+    // The two runs share nothing (own clusters, own ports, own clients) and spend most of their
+    // time waiting for the cluster to form and to fail over, so they run side by side.
+    CompletableFuture<Result> plainRun = new CompletableFuture<>();
+    Thread plainThread =
+        new Thread(
+            () -> {
+              try {
+                plainRun.complete(run(false));
+              } catch (Throwable e) {
+                plainRun.completeExceptionally(e);
+              }
+            },
+            "failover-plain");
+    plainThread.start();
     Result waiting = run(true);
+    Result plain;
+    try {
+      plain = plainRun.get(2 * LIMIT_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new AssertionError("the run without WAIT failed", e.getCause());
+    }
     System.out.printf(
         "REDIS-FAILOVER: without WAIT: confirmed=%d lost=%d; with WAIT 1 replica: confirmed=%d"
             + " lost=%d%n",
@@ -70,7 +91,7 @@ class ClusterFailoverTest {
         writers.add(t);
       }
       try {
-        await("writes before the kill", () -> confirmed.size() >= 1000);
+        Await.until("writes before the kill", () -> confirmed.size() >= 1000);
         RedisServers.RedisNode victim =
             nodes.stream().filter(RedisServers::isMaster).findFirst().orElseThrow();
         victim.process().destroyForcibly(); // SIGKILL
@@ -79,7 +100,7 @@ class ClusterFailoverTest {
         RedisServers.RedisNode survivor =
             nodes.stream().filter(n -> n != victim).findFirst().orElseThrow();
         RedisServers.awaitClusterOk(survivor);
-        await(
+        Await.until(
             "a replica promoted for every slot and writes going on",
             () -> confirmed.size() >= atKill + 200 && clusterOk(survivor));
       } finally {
@@ -129,16 +150,6 @@ class ClusterFailoverTest {
       return info != null && info.contains("cluster_state:ok");
     } catch (java.io.IOException e) {
       return false;
-    }
-  }
-
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not reached within " + LIMIT_SECONDS + " s: " + what);
-      }
-      Thread.sleep(50);
     }
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.testkit.Await;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -77,8 +77,9 @@ class RedisKillTest {
             break;
           }
           // Only a process known to be mid-run is killed: one that applied a message.
-          await(
+          Await.until(
               "a consumer process that has applied a message",
+              LIMIT_SECONDS,
               () -> !running(fleet, dir).isEmpty());
           List<Process> candidates = running(fleet, dir);
           Process victim = candidates.get(random.nextInt(candidates.size()));
@@ -91,8 +92,9 @@ class RedisKillTest {
           fleet.set(fleet.indexOf(victim), startChild(port, prefix, name, dir));
         }
         int expectedPoison = poison;
-        await(
+        Await.until(
             "every id DONE or DEAD",
+            LIMIT_SECONDS,
             () ->
                 store.list(RecordState.DONE, name, Integer.MAX_VALUE).size() == n - expectedPoison
                     && store.list(RecordState.DEAD, name, Integer.MAX_VALUE).size()
@@ -196,13 +198,4 @@ class RedisKillTest {
   }
 
   /** Polls with a generous backstop; no assertion depends on speed. */
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not reached within " + LIMIT_SECONDS + " s: " + what);
-      }
-      Thread.sleep(50);
-    }
-  }
 }

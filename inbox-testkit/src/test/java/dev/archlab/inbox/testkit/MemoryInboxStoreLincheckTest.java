@@ -23,15 +23,17 @@ import org.junit.jupiter.api.Test;
  * small enough for every interleaving of short scenarios to matter.
  *
  * <p>CI runs {@value #DEFAULT_INVOCATIONS} invocations per scenario (20 scenarios) to stay cheap;
- * for the long run by hand, {@code -Dinbox.lincheck.invocations=500} (about a minute on a loaded
- * 2-core machine).
+ * the long run by hand, {@code -Dinbox.test.long=true} ({@link LongRun}), runs {@value
+ * #LONG_INVOCATIONS} (about a minute on a loaded 2-core machine), and {@code
+ * -Dinbox.lincheck.invocations=N} any other number.
  */
 @Param(name = "id", gen = IntGen.class, conf = "1:2")
 @Param(name = "token", gen = IntGen.class, conf = "1:2")
 @Param(name = "hash", gen = IntGen.class, conf = "0:2")
 public class MemoryInboxStoreLincheckTest {
 
-  static final int DEFAULT_INVOCATIONS = 100;
+  static final int DEFAULT_INVOCATIONS = 60;
+  static final int LONG_INVOCATIONS = 500;
 
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
   private static final Duration LEASE = Duration.ofHours(1);
@@ -74,7 +76,8 @@ public class MemoryInboxStoreLincheckTest {
         .sequentialSpecification(InboxSequentialSpec.class)
         .iterations(20)
         .invocationsPerIteration(
-            Integer.getInteger("inbox.lincheck.invocations", DEFAULT_INVOCATIONS))
+            Integer.getInteger(
+                "inbox.lincheck.invocations", LongRun.pick(DEFAULT_INVOCATIONS, LONG_INVOCATIONS)))
         .threads(2)
         .actorsPerThread(3)
         .check(MemoryInboxStoreLincheckTest.class);
