@@ -82,7 +82,9 @@ public final class ReportWriter {
           + " docs/benchmarks";
 
   private static void redisSection(StringBuilder md, List<Map<String, String>> redis) {
-    md.append("\n## Redis: RedisInboxStore against the lease mode and a bare SET NX\n\n");
+    md.append(
+        "\n## Redis: RedisInboxStore against the lease mode, Camel's Redis repository and a bare"
+            + " SET NX\n\n");
     md.append(
         "One `redis-server` and one replica of it (`--replicaof`, no persistence on either),"
             + " started by the run on free 127.0.0.1 ports, and the PostgreSQL above (fsync on)."
@@ -92,8 +94,11 @@ public final class ReportWriter {
             + " `IdempotentConsumer` on `RedisInboxStore` (begin and complete, one Lua script each);"
             + " `redis-store-wait`: the same with `waitForReplicas(1, 5 s)`; `pg-lease`: the same"
             + " consumer on `JdbcInboxStore` (a claim committed before the effect, DONE after it);"
-            + " `redis-setnx`: one `SET key 1 NX` per message, the command Camel's"
-            + " `SpringRedisStringIdempotentRepository` sends for `add`. Ratios are the median of"
+            + " `camel-redis`: Camel's `SpringRedisStringIdempotentRepository` (camel-spring-redis"
+            + " 4.17.0 on the 4.22 core, a Spring Data `StringRedisTemplate` on Lettuce), `add`"
+            + " before the effect and `confirm` after it, as Camel's idempotent consumer calls them;"
+            + " `redis-setnx`: one bare `SET key 1 NX` per message, the command that repository"
+            + " sends for `add`, as a floor. Ratios are the median of"
             + " the per-round ratios to the baseline measured in the same round (range beside"
             + " it).\n\n");
     md.append("```bash\n").append(REDIS_COMMAND).append("\n```\n\n");
