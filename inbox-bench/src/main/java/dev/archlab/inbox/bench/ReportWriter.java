@@ -52,15 +52,6 @@ public final class ReportWriter {
         "\n| loop | processes | records | records/s | baseline | ratio (median, range) | CPU busy"
             + " |\n|---|---:|---:|---:|---|---|---:|\n");
     for (Map<String, String> r : kafka) {
-      String ratio =
-          r.get("baseline").isEmpty()
-              ? "—"
-              : String.format(
-                  Locale.ROOT,
-                  "%.2f× (%.2f–%.2f)",
-                  Csv.number(r, "ratio_median"),
-                  Csv.number(r, "ratio_min"),
-                  Csv.number(r, "ratio_max"));
       md.append(
           String.format(
               Locale.ROOT,
@@ -69,8 +60,8 @@ public final class ReportWriter {
               r.get("processes"),
               r.get("records"),
               Csv.number(r, "records_per_s"),
-              r.get("baseline").isEmpty() ? "—" : r.get("baseline"),
-              ratio,
+              baselineCell(r),
+              ratioCell(r),
               Csv.number(r, "cpu_busy_pct")));
     }
   }
@@ -106,15 +97,6 @@ public final class ReportWriter {
         "| system | threads | rounds | msg/s | p50 µs | p99 µs | baseline | ratio (median, range)"
             + " |\n|---|---:|---:|---:|---:|---:|---|---|\n");
     for (Map<String, String> r : redis) {
-      String ratio =
-          r.get("baseline").isEmpty()
-              ? "—"
-              : String.format(
-                  Locale.ROOT,
-                  "%.2f× (%.2f–%.2f)",
-                  Csv.number(r, "ratio_median"),
-                  Csv.number(r, "ratio_min"),
-                  Csv.number(r, "ratio_max"));
       md.append(
           String.format(
               Locale.ROOT,
@@ -125,9 +107,27 @@ public final class ReportWriter {
               Csv.number(r, "msgs_per_s"),
               Csv.number(r, "p50_us"),
               Csv.number(r, "p99_us"),
-              r.get("baseline").isEmpty() ? "—" : r.get("baseline"),
-              ratio));
+              baselineCell(r),
+              ratioCell(r)));
     }
+  }
+
+  /** A paired-ratio row's baseline, or a dash on a row without one. */
+  private static String baselineCell(Map<String, String> row) {
+    return row.get("baseline").isEmpty() ? "—" : row.get("baseline");
+  }
+
+  /** A paired-ratio row's median and range ("1.23× (1.10–1.40)"), or a dash without a baseline. */
+  private static String ratioCell(Map<String, String> row) {
+    if (row.get("baseline").isEmpty()) {
+      return "—";
+    }
+    return String.format(
+        Locale.ROOT,
+        "%.2f× (%.2f–%.2f)",
+        Csv.number(row, "ratio_median"),
+        Csv.number(row, "ratio_min"),
+        Csv.number(row, "ratio_max"));
   }
 
   /** Writes {@code docsDir/BENCHMARKS.md} and {@code docsDir/benchmarks/throughput.svg}. */
