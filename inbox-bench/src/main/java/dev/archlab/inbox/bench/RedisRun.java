@@ -2,6 +2,7 @@ package dev.archlab.inbox.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,9 +15,10 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The Redis run: {@link dev.archlab.inbox.redis.RedisInboxStore} against the JDBC store's lease
- * mode on PostgreSQL and against a bare {@code SET NX} (the command Camel's {@code
- * SpringRedisStringIdempotentRepository} sends), with and without waiting for a replica, at several
- * thread counts, in one run (see {@link RedisSystem} for what each does per message).
+ * mode on PostgreSQL, against Camel's {@code SpringRedisStringIdempotentRepository} and against a
+ * bare {@code SET NX} (the command that repository sends, as a floor), with and without waiting for
+ * a replica, at several thread counts, in one run (see {@link RedisSystem} for what each does per
+ * message).
  *
  * <p>A real {@code redis-server} (and a replica of it, {@code --replicaof}) and the embedded
  * PostgreSQL (fsync on) are started for the run. Like the JDBC load harness, every thread count
@@ -53,6 +55,7 @@ final class RedisRun {
   static final List<RedisSystem[]> COMPARISONS =
       List.of(
           new RedisSystem[] {RedisSystem.REDIS_STORE, RedisSystem.PG_LEASE},
+          new RedisSystem[] {RedisSystem.REDIS_STORE, RedisSystem.CAMEL_REDIS},
           new RedisSystem[] {RedisSystem.REDIS_STORE, RedisSystem.SETNX},
           new RedisSystem[] {RedisSystem.REDIS_STORE_WAIT, RedisSystem.REDIS_STORE});
 
@@ -92,7 +95,7 @@ final class RedisRun {
           for (int round = 0; round < settings.rounds(); round++) {
             for (int i = 0; i < systems.size(); i++) {
               RedisSystem system = systems.get((i + round) % systems.size());
-              Workers.Window w = runOne(db, client, system, threads, settings);
+              Workers.Window w = runOne(db, client, server.uri(), system, threads, settings);
               windows.computeIfAbsent(system, k -> new ArrayList<>()).add(w);
               roundRows.add(
                   List.of(
@@ -190,7 +193,12 @@ final class RedisRun {
 
   /** One measured window, after checking every applied message ran its effect once. */
   static Workers.Window runOne(
-      BenchDatabase db, RedisClient client, RedisSystem system, int threads, Settings settings)
+      BenchDatabase db,
+      RedisClient client,
+      RedisURI server,
+      RedisSystem system,
+      int threads,
+      Settings settings)
       throws Exception {
     try (StatefulRedisConnection<String, String> c = client.connect()) {
       // FLUSHALL replicates, so the replica starts each window as empty as the master.
@@ -201,7 +209,7 @@ final class RedisRun {
     // The PostgreSQL system gets a pool of exactly one connection per thread; the others none.
     try (HikariDataSource pool =
         system.needsDatabase() ? db.pool(threads, system.label() + "-" + threads) : null) {
-      BenchSystem.Driver driver = system.open(client, pool, effects);
+      BenchSystem.Driver driver = system.open(client, server, pool, effects);
       Workers.Window w;
       try {
         w =

@@ -6,6 +6,7 @@ import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.redis.RedisInboxStore;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
@@ -30,12 +31,16 @@ enum RedisSystem {
    */
   PG_LEASE("pg-lease", true),
   /**
-   * A bare {@code SET key 1 NX} per message, then the effect: what Camel's {@code
-   * SpringRedisStringIdempotentRepository} sends for {@code add} with its default settings (no
-   * expiry; its {@code confirm} writes nothing), without Spring Data's template around it. Camel's
-   * class itself is not used: {@code camel-spring-redis} is not on the Maven Central this project
-   * builds from. No in-progress state, no lease, no expiry: a process that dies after the {@code
-   * SET} loses the message.
+   * Camel's {@code SpringRedisStringIdempotentRepository} ({@link CamelRedisDriver}): {@code add}
+   * (one {@code SET key id NX} through Spring Data's template), the effect, {@code confirm} (which
+   * writes nothing). No in-progress state, no lease, no expiry by default: a process that dies
+   * after the {@code add} loses the message.
+   */
+  CAMEL_REDIS("camel-redis", false),
+  /**
+   * A bare {@code SET key 1 NX} per message, then the effect: the command Camel's repository sends
+   * for {@code add}, without Spring Data's template around it. A floor, not a peer: what one round
+   * trip per message costs on this server.
    */
   SETNX("redis-setnx", false);
 
@@ -71,10 +76,11 @@ enum RedisSystem {
   }
 
   /**
-   * Opens the system. {@code pool} is used by {@link #PG_LEASE} only, {@code redis} by the others;
-   * every applied message adds one to {@code effects}.
+   * Opens the system. {@code pool} is used by {@link #PG_LEASE} only, {@code server} by {@link
+   * #CAMEL_REDIS} (which brings its own client), {@code redis} by the others; every applied message
+   * adds one to {@code effects}.
    */
-  BenchSystem.Driver open(RedisClient redis, DataSource pool, LongAdder effects) {
+  BenchSystem.Driver open(RedisClient redis, RedisURI server, DataSource pool, LongAdder effects) {
     switch (this) {
       case REDIS_STORE:
         return inbox(RedisInboxStore.builder().client(redis).build(), effects);
@@ -84,6 +90,8 @@ enum RedisSystem {
             effects);
       case PG_LEASE:
         return inbox(JdbcInboxStore.builder(pool).build(), effects);
+      case CAMEL_REDIS:
+        return CamelRedisDriver.open(server, effects);
       case SETNX:
         return setNx(redis, effects);
       default:

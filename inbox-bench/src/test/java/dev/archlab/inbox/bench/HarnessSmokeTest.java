@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -94,6 +95,23 @@ class HarnessSmokeTest {
     BenchMain.writeMachine(db, redisOut, "smoke test");
     Path report = ReportWriter.write(redisOut, redisOut.resolve("docs"));
     assertThat(Files.readString(report)).contains("## Redis", "| redis-store | 1 |");
+  }
+
+  @Test
+  void camelRedisRepositoryAppliesAnIdOnceOnThisClasspath() throws Exception {
+    // camel-spring-redis 4.17 on the 4.22 core and Spring Data Redis 4: the peer must still work.
+    try (BenchRedisServer server = new BenchRedisServer(false)) {
+      LongAdder effects = new LongAdder();
+      CamelRedisDriver driver = CamelRedisDriver.open(server.uri(), effects);
+      try {
+        assertThat(driver.deliver(List.of("m-1"))).isEqualTo(1);
+        assertThat(driver.deliver(List.of("m-1"))).isZero();
+        assertThat(driver.deliver(List.of("m-2"))).isEqualTo(1);
+      } finally {
+        driver.close();
+      }
+      assertThat(effects.sum()).isEqualTo(2);
+    }
   }
 
   @Test

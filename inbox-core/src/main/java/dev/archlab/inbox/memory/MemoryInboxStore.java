@@ -37,8 +37,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link #prune(Instant)} is called (for example by {@link IdempotentConsumer#pruneExpired()} on a
  * schedule).
  *
- * <p>Time comes from the {@link Clock} or {@link InstantSource} given at construction, so tests can
- * move it.
+ * <p>Time comes from the {@link Clock} or {@link InstantSource} given at construction, read exactly
+ * at each claim and transition, so tests can move it. A store made with {@link #MemoryInboxStore()}
+ * reads a coarser clock instead: wall time refreshed every millisecond by a daemon thread (which
+ * stops after about a second without use), because reading the wall clock twice per message cost as
+ * much as the rest of a claim and its completion. Lease precision of that store: every time it
+ * stamps (claim, lease end, completion, {@link #currentTime()}) lags the wall clock by at most one
+ * millisecond plus however long that thread waits for a CPU, and is never ahead of it. So a lease
+ * may end that much earlier than the wall clock would say, a takeover judged on the same clock is
+ * never early by it, and a DONE record's dedup window counts from at most that much before its
+ * completion: negligible next to leases of seconds and windows of hours, and the reason to pass
+ * {@link Clock#systemUTC()} if a lease of a few milliseconds must hold to the millisecond.
  */
 public final class MemoryInboxStore implements InboxStore {
 
@@ -185,9 +194,12 @@ public final class MemoryInboxStore implements InboxStore {
     }
   }
 
-  /** A store on the system UTC clock. */
+  /**
+   * A store on the system UTC clock read once per millisecond by a shared daemon thread: times lag
+   * the wall clock by about a millisecond, never lead it (see the class description).
+   */
   public MemoryInboxStore() {
-    this(Clock.systemUTC());
+    this(TickingClock.SYSTEM_UTC);
   }
 
   /**
