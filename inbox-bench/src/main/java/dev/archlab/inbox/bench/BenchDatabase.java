@@ -36,8 +36,21 @@ public final class BenchDatabase implements AutoCloseable {
 
   /** Starts PostgreSQL and creates every table. */
   public static BenchDatabase start() throws IOException, SQLException {
+    return start(false);
+  }
+
+  /**
+   * Starts PostgreSQL and creates every table; with {@code countStatements}, also loads {@code
+   * pg_stat_statements} so that {@link CostMeter} counts statements (it costs every system a little
+   * CPU per statement, so it is for diagnostic runs, not for the published ratios).
+   */
+  public static BenchDatabase start(boolean countStatements) throws IOException, SQLException {
+    EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
+    if (countStatements) {
+      builder.setServerConfig("shared_preload_libraries", "pg_stat_statements");
+    }
     EmbeddedPostgres pg =
-        EmbeddedPostgres.builder()
+        builder
             .setServerConfig("fsync", "on")
             .setServerConfig("synchronous_commit", "on")
             .setServerConfig("full_page_writes", "on")
@@ -47,6 +60,12 @@ public final class BenchDatabase implements AutoCloseable {
     BenchDatabase db = new BenchDatabase(pg);
     try {
       db.createTables();
+      if (countStatements) {
+        try (Connection c = db.admin().getConnection();
+            Statement st = c.createStatement()) {
+          st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+        }
+      }
     } catch (SQLException | RuntimeException e) {
       db.close();
       throw e;

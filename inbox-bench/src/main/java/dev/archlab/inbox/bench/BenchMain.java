@@ -26,12 +26,14 @@ import java.util.Map;
  *
  * <p>Options (defaults from the profile, {@code quick} unless given): {@code --warmup S}, {@code
  * --duration S}, {@code --rounds N}, {@code --connections 1,4,8}, {@code --systems
- * floor,inbox-single,…}, {@code --sizes 0,1000000,10000000}, {@code --scale-consumers 4}, {@code
- * --scale-seconds S}, {@code --out inbox-bench/target/bench}, {@code --docs docs}. Kafka: {@code
- * --kafka-records N} (per-record shapes), {@code --kafka-batch-records N} (batch shapes), {@code
- * --kafka-rounds N}, {@code --kafka-cases bare-record,inbox-one-commit:3,…} (a label, or label:
- * processes), {@code --kafka-max-poll N}, {@code --kafka-warmup-fraction F}, {@code
- * --broker-classpath inbox-bench/target/kafka-broker-classpath.txt}. Redis: {@code --redis-systems
+ * floor,inbox-single,…}, {@code --count-statements true} (load only: loads {@code
+ * pg_stat_statements} to count statements per message, at a small cost to every system), {@code
+ * --sizes 0,1000000,10000000}, {@code --scale-consumers 4}, {@code --scale-seconds S}, {@code --out
+ * inbox-bench/target/bench}, {@code --docs docs}. Kafka: {@code --kafka-records N} (per-record
+ * shapes), {@code --kafka-batch-records N} (batch shapes), {@code --kafka-rounds N}, {@code
+ * --kafka-cases bare-record,inbox-one-commit:3,…} (a label, or label: processes), {@code
+ * --kafka-max-poll N}, {@code --kafka-warmup-fraction F}, {@code --broker-classpath
+ * inbox-bench/target/kafka-broker-classpath.txt}. Redis: {@code --redis-systems
  * redis-store,pg-lease,…}, {@code --redis-threads 1,4,8}, {@code --redis-rounds N}, and {@code
  * --warmup S}, {@code --duration S} as for the load harness.
  */
@@ -82,7 +84,7 @@ public final class BenchMain {
         LoadHarness.printTargets(out);
         break;
       case "load":
-        try (BenchDatabase db = BenchDatabase.start()) {
+        try (BenchDatabase db = BenchDatabase.start("true".equals(o.get("count-statements")))) {
           LoadHarness.Settings load = load(o, full, out);
           writeMachine(db, out, describe(full, load));
           LoadHarness.run(db, load);

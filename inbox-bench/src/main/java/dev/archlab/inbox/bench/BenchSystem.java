@@ -117,6 +117,11 @@ public enum BenchSystem {
 
     /** Stops what the system started (background threads), before its pool is closed. */
     default void close() throws Exception {}
+
+    /** What the system says about its own run (flush sizes, say), or empty. */
+    default String notes() {
+      return "";
+    }
   }
 
   /** Creates the driver on {@code pool}, which holds exactly the run's connection count. */
@@ -254,7 +259,31 @@ public enum BenchSystem {
         IdempotentConsumer.builder(coalescing ? "inbox-single-coalesced" : "inbox-single", store)
             .effect(store.transactional((message, attempt, c) -> insertBusiness(c, message.id())))
             .build();
-    return ids -> applied(consumer.consume(Message.of(ids.get(0))));
+    return coalescingDriver(store, consumer);
+  }
+
+  /** Delivers one message through {@code consumer}, reporting the store's flush sizes. */
+  private static Driver coalescingDriver(JdbcInboxStore store, IdempotentConsumer consumer) {
+    return new Driver() {
+      @Override
+      public int deliver(List<String> ids) {
+        return applied(consumer.consume(Message.of(ids.get(0))));
+      }
+
+      @Override
+      public String notes() {
+        return store
+            .coalescingStats()
+            .map(
+                s ->
+                    String.format(
+                        java.util.Locale.ROOT,
+                        "claims/flush %.2f, completions/flush %.2f",
+                        s.claimsPerFlush(),
+                        s.completionsPerFlush()))
+            .orElse("");
+      }
+    };
   }
 
   private static Driver inboxLease(DataSource pool, boolean coalescing) {
@@ -268,7 +297,7 @@ public enum BenchSystem {
                   }
                 })
             .build();
-    return ids -> applied(consumer.consume(Message.of(ids.get(0))));
+    return coalescingDriver(store, consumer);
   }
 
   private static Driver inboxOneCommit(DataSource pool) {

@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The JDBC load harness (not JMH: the cost is in the database, and a fixed-duration run with real
@@ -45,7 +46,18 @@ public final class LoadHarness {
 
   /** Columns of {@code load_rounds.csv}: every round, with the system's place in its order. */
   static final List<String> ROUNDS_HEADER =
-      List.of("system", "connections", "round", "position", "msgs_per_s", "p50_us", "p99_us");
+      List.of(
+          "system",
+          "connections",
+          "round",
+          "position",
+          "msgs_per_s",
+          "p50_us",
+          "p99_us",
+          "jvm_cpu_us_per_msg",
+          "server_cpu_us_per_msg",
+          "commits_per_msg",
+          "statements_per_msg");
 
   /** How long to run, how often, and where to write. */
   public record Settings(
@@ -89,6 +101,7 @@ public final class LoadHarness {
           BenchSystem system = systems.get((i + round) % systems.size());
           Measured m = runOne(db, system, connections, settings);
           windows.computeIfAbsent(system, k -> new ArrayList<>()).add(m);
+          CostMeter.Cost cost = m.cost();
           roundRows.add(
               List.of(
                   system.label(),
@@ -97,15 +110,25 @@ public final class LoadHarness {
                   i + 1,
                   m.window().messagesPerSecond(),
                   Latencies.percentileMicros(m.window().sortedNanos(), 50),
-                  Latencies.percentileMicros(m.window().sortedNanos(), 99)));
+                  Latencies.percentileMicros(m.window().sortedNanos(), 99),
+                  cost.jvmMicrosPerMessage(),
+                  cost.serverMicrosPerMessage(),
+                  cost.commitsPerMessage(),
+                  cost.statementsPerMessage()));
           System.out.printf(
               Locale.ROOT,
-              "  round %d/%d %-18s %2d conn: %10.0f msg/s%n",
+              "  round %d/%d %-22s %2d conn: %8.0f msg/s  cpu/msg %5.0f us jvm + %5.0f us server"
+                  + "  %.2f commits/msg  %.2f statements/msg  %s%n",
               round + 1,
               settings.rounds(),
               system.label(),
               connections,
-              m.window().messagesPerSecond());
+              m.window().messagesPerSecond(),
+              cost.jvmMicrosPerMessage(),
+              cost.serverMicrosPerMessage(),
+              cost.commitsPerMessage(),
+              cost.statementsPerMessage(),
+              m.notes());
         }
       }
       for (BenchSystem system : systems) {
@@ -126,8 +149,11 @@ public final class LoadHarness {
     return results;
   }
 
-  /** One round's window and the business rows it left. */
-  record Measured(Workers.Window window, long businessRows) {}
+  /**
+   * One round's window, the business rows it left, and what the whole run (warm-up included) cost
+   * per message delivered.
+   */
+  record Measured(Workers.Window window, long businessRows, CostMeter.Cost cost, String notes) {}
 
   static Result pooled(BenchSystem system, int connections, List<Measured> rounds) {
     long messages = 0;
@@ -166,13 +192,22 @@ public final class LoadHarness {
   static Measured runOne(BenchDatabase db, BenchSystem system, int connections, Settings settings)
       throws Exception {
     db.reset();
+    CostMeter meter = new CostMeter(db);
+    CostMeter.Reading before = meter.read();
+    AtomicLong delivered = new AtomicLong();
+    Workers.Window w;
+    long businessRows;
+    String notes;
     try (HikariDataSource pool = db.pool(connections, system.label() + "-" + connections)) {
       BenchSystem.Driver driver = system.open(pool);
-      Workers.Window w;
       try {
         w =
             Workers.run(
-                (ids, sample) -> driver.deliver(ids),
+                (ids, sample) -> {
+                  int applied = driver.deliver(ids);
+                  delivered.addAndGet(ids.size());
+                  return applied;
+                },
                 connections,
                 system.batchSize(),
                 system.label() + "-" + connections,
@@ -180,10 +215,11 @@ public final class LoadHarness {
                 settings.measureSeconds(),
                 Workers.MIN_CALLS,
                 () -> 0);
+        notes = driver.notes();
       } finally {
         driver.close();
       }
-      long businessRows = db.count(BenchDatabase.BUSINESS_TABLE);
+      businessRows = db.count(BenchDatabase.BUSINESS_TABLE);
       // Every applied message inserted exactly one business row and no duplicate was applied:
       // a system that skipped or doubled work would not be doing the same unit of work.
       if (businessRows != w.appliedTotal()) {
@@ -195,8 +231,9 @@ public final class LoadHarness {
                 + businessRows
                 + " business rows");
       }
-      return new Measured(w, businessRows);
     }
+    CostMeter.Cost cost = CostMeter.between(before, meter.read(), delivered.get());
+    return new Measured(w, businessRows, cost, notes);
   }
 
   static void write(List<Result> results, Path outDir) throws Exception {

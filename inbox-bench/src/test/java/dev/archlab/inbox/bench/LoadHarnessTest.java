@@ -10,7 +10,10 @@ class LoadHarnessTest {
 
   private static LoadHarness.Measured round(long messages, double seconds, long... nanos) {
     return new LoadHarness.Measured(
-        new Workers.Window(messages, messages, seconds, nanos, messages), messages);
+        new Workers.Window(messages, messages, seconds, nanos, messages),
+        messages,
+        new CostMeter.Cost(messages, 0, 0, 0, -1),
+        "");
   }
 
   @Test

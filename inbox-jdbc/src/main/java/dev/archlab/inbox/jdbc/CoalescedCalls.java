@@ -10,6 +10,7 @@ import dev.archlab.inbox.jdbc.dialect.Statements;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
+import dev.archlab.inbox.store.RecordStateMachine;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -69,6 +70,13 @@ final class CoalescedCalls {
   /** Callers of {@code complete} queued behind a running flush. */
   int waitingCompletes() {
     return completes.waiting();
+  }
+
+  /** How many requests the flushes so far held, per kind. */
+  CoalescingStats stats() {
+    long[] b = begins.flushCounts();
+    long[] c = completes.flushCounts();
+    return new CoalescingStats(b[0], b[1], c[0], c[1]);
   }
 
   // ---- begins ----------------------------------------------------------------------------------
@@ -152,7 +160,10 @@ final class CoalescedCalls {
   }
 
   private void completeGroup(Connection c, Split<Claim, InboxRecord> group) throws SQLException {
-    if (group.firsts.size() > 1) {
+    Statements s = jdbc.statements(c);
+    if (group.firsts.size() > 1 && s.batchCompleteIsOneStatement()) {
+      completeInOneStatement(c, s, group);
+    } else if (group.firsts.size() > 1) {
       List<Claim> claims = new ArrayList<>(group.firsts.keySet().size());
       for (Pending<Claim, InboxRecord> p : group.firsts.values()) {
         claims.add(p.request);
@@ -173,6 +184,30 @@ final class CoalescedCalls {
     }
     for (Pending<Claim, InboxRecord> repeat : group.repeats) {
       completeAlone(c, repeat);
+    }
+  }
+
+  /**
+   * The batch completion as one statement in autocommit: one round trip and one commit, no {@code
+   * BEGIN}/{@code COMMIT}. The completed callers are answered as soon as it returns (their DONE is
+   * committed and read, so a later failure of this flush cannot take it back); each refused one is
+   * then explained by a read of its record, as a single {@code complete} explains a refusal.
+   */
+  private void completeInOneStatement(Connection c, Statements s, Split<Claim, InboxRecord> group)
+      throws SQLException {
+    List<Claim> claims = new ArrayList<>(group.firsts.size());
+    for (Pending<Claim, InboxRecord> p : group.firsts.values()) {
+      claims.add(p.request);
+    }
+    for (InboxRecord done : s.batchComplete(c, claims)) {
+      group.firsts.get(done.messageId()).answer(done);
+    }
+    for (Pending<Claim, InboxRecord> p : group.firsts.values()) {
+      if (!p.decided()) {
+        Claim claim = p.request;
+        p.fail(
+            RecordStateMachine.refusal(claim, rows.select(c, claim.consumer(), claim.messageId())));
+      }
     }
   }
 

@@ -3,7 +3,7 @@ package dev.archlab.inbox.jdbc;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 
@@ -35,10 +35,11 @@ final class GroupCommit<Q, A> {
     private A answer;
     private RuntimeException error;
     private boolean decided;
-    // Guarded by the group's lock.
-    private Condition wake;
-    private boolean woken;
+    // Set before woken is, read after it: the volatile write and read order them.
     private boolean lead;
+    private volatile boolean woken;
+    // The thread parked for this request; null for a leader, which never parks.
+    private Thread waiter;
 
     Pending(Q request) {
       this.request = request;
@@ -71,6 +72,9 @@ final class GroupCommit<Q, A> {
   private final ReentrantLock lock = new ReentrantLock();
   private final ArrayDeque<Pending<Q, A>> queue = new ArrayDeque<>();
   private boolean flushing;
+  // Guarded by the lock; counted where the batch is drained, which holds it anyway.
+  private long flushes;
+  private long flushedRequests;
 
   /**
    * A group flushing at most {@code maxBatch} requests at a time with {@code flush}; when a flush
@@ -96,17 +100,21 @@ final class GroupCommit<Q, A> {
       leads = !flushing;
       flushing = true;
       if (!leads) {
-        mine.wake = lock.newCondition();
-        awaitWake(mine);
-        leads = mine.lead;
+        mine.waiter = Thread.currentThread();
       }
     } finally {
       lock.unlock();
     }
+    if (!leads) {
+      // Parked outside the lock: a woken follower returns at once instead of queueing for the
+      // lock behind the others woken by the same flush.
+      awaitWake(mine);
+      leads = mine.lead;
+    }
     if (leads) {
       lead();
     }
-    // Visible here: set by the leader before it took the lock to wake us (or by us as leader).
+    // Visible here: set by the leader before its volatile write of woken (or by us as leader).
     if (mine.error != null) {
       throw mine.error;
     }
@@ -116,11 +124,9 @@ final class GroupCommit<Q, A> {
   private void awaitWake(Pending<Q, A> mine) {
     boolean interrupted = false;
     while (!mine.woken) {
-      try {
-        mine.wake.await();
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
+      LockSupport.park(this);
+      // An interrupt ends park at once and keeps ending it while the flag is set: clear it.
+      interrupted |= Thread.interrupted();
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
@@ -135,6 +141,8 @@ final class GroupCommit<Q, A> {
       while (batch.size() < maxBatch && !queue.isEmpty()) {
         batch.add(queue.poll());
       }
+      flushes++;
+      flushedRequests += batch.size();
     } finally {
       lock.unlock();
     }
@@ -169,29 +177,52 @@ final class GroupCommit<Q, A> {
     }
   }
 
-  private static void wake(Pending<?, ?> p) {
-    p.woken = true;
-    if (p.wake != null) {
-      p.wake.signal();
+  /** Flushes started so far, and the requests they held: {@code [flushes, requests]}. */
+  long[] flushCounts() {
+    lock.lock();
+    try {
+      return new long[] {flushes, flushedRequests};
+    } finally {
+      lock.unlock();
     }
   }
 
-  /** Wakes the flushed followers and promotes the first queued caller, if any, to lead next. */
+  private static void wake(Pending<?, ?> p) {
+    p.woken = true;
+    Thread waiter = p.waiter;
+    if (waiter != null) {
+      LockSupport.unpark(waiter);
+    }
+  }
+
+  /**
+   * Promotes the first queued caller, if any, to lead next, then wakes it and the flushed
+   * followers. Only the promotion needs the lock (it decides whether a flush is still running); the
+   * wake-ups are made after it is released, the next leader's first so its flush starts while the
+   * others return.
+   */
   private void handOver(List<Pending<Q, A>> flushed) {
+    Pending<Q, A> next;
     lock.lock();
     try {
-      for (Pending<Q, A> p : flushed) {
-        wake(p);
-      }
-      Pending<Q, A> next = queue.peek();
+      next = queue.peek();
       if (next != null) {
         next.lead = true;
-        wake(next);
       } else {
         flushing = false;
       }
     } finally {
       lock.unlock();
+    }
+    if (next != null) {
+      wake(next);
+    }
+    Thread self = Thread.currentThread();
+    for (Pending<Q, A> p : flushed) {
+      // Not this leader's own request: an unpark of itself would leave a stray permit behind.
+      if (p.waiter != null && p.waiter != self) {
+        wake(p);
+      }
     }
   }
 }

@@ -95,6 +95,15 @@ public final class JdbcInboxStore implements InboxStore {
     return coalesced;
   }
 
+  /**
+   * How many claims and completions the coalescing layer has flushed so far, and in how many
+   * flushes; empty when coalescing is off. Cheap (two counters per kind), for gauges and
+   * benchmarks: the average flush size says how much sharing the load allows.
+   */
+  public Optional<CoalescingStats> coalescingStats() {
+    return coalesced == null ? Optional.empty() : Optional.of(coalesced.stats());
+  }
+
   /** The operator actions on this store's table: stats, release, retry-dead, prune. */
   public InboxAdmin admin() {
     return admin;

@@ -220,6 +220,11 @@ public class PostgresDialect extends JdbcDialect {
     }
 
     @Override
+    public boolean batchCompleteIsOneStatement() {
+      return true;
+    }
+
+    @Override
     public List<InboxRecord> batchComplete(Connection c, List<Claim> claims) throws SQLException {
       StringBuilder returning = new StringBuilder();
       for (String col : COLUMNS.split(",\\s*")) {

@@ -415,6 +415,15 @@ public class Statements {
   }
 
   /**
+   * Whether {@link #batchComplete} is one statement (no read before the update), so that it is
+   * atomic on its own and may run in autocommit: one round trip and one commit, with no {@code
+   * BEGIN} or {@code COMMIT} around it. This default: false (it locks the rows first).
+   */
+  public boolean batchCompleteIsOneStatement() {
+    return false;
+  }
+
+  /**
    * Marks DONE every claim (one consumer, distinct ids) that is still current, inside the caller's
    * transaction, and returns the DONE records. Claims no longer current are left alone and not
    * returned. This default locks the rows, decides, then updates exactly the current ones.
