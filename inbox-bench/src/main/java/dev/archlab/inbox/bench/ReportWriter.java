@@ -13,8 +13,12 @@ import java.util.Map;
  * Turns one run's CSVs ({@code load.csv}, {@code memory.csv}, {@code scale.csv}, {@code
  * machine.csv}, and the Kafka and Redis runs' {@code kafka*.csv} and {@code redis.csv} when
  * present) into {@code docs/BENCHMARKS.md} with the tables, the targets, the chart (copied next to
- * it) and the machine. Only reads what the run wrote, so the document never mixes runs; the one
- * hand-written part, the analysis of the misses ({@value #ANALYSIS}), is included as is.
+ * it) and the machine. Only reads what the run wrote, so the document never mixes runs. The
+ * hand-written sections live in their own files beside the CSVs and are included as they are, each
+ * at a fixed place, so regenerating never drops them: the analysis of the misses ({@value
+ * #ANALYSIS}) after the targets, the coalescing measurements ({@value #COALESCING}) after the JDBC
+ * load table, and the {@code inbox simulate} timings ({@value #SIMULATE}) at the end. A missing
+ * file leaves its section out.
  */
 public final class ReportWriter {
 
@@ -25,6 +29,12 @@ public final class ReportWriter {
 
   /** The hand-written analysis, relative to the docs directory, included when present. */
   static final String ANALYSIS = "benchmarks/analysis.md";
+
+  /** The hand-written coalescing section (issue #19), included after the JDBC load table. */
+  static final String COALESCING = "benchmarks/coalescing.md";
+
+  /** The hand-written {@code inbox simulate} timings, included at the end of the document. */
+  static final String SIMULATE = "benchmarks/simulate.md";
 
   private ReportWriter() {}
 
@@ -130,6 +140,18 @@ public final class ReportWriter {
         Csv.number(row, "ratio_max"));
   }
 
+  /**
+   * Appends a hand-written section, if its file exists, after one blank line. The text is stripped
+   * so the file's own leading or trailing blank lines cannot change the document's spacing.
+   */
+  private static void includeHandWritten(StringBuilder md, Path section) throws IOException {
+    if (Files.exists(section)) {
+      md.append('\n')
+          .append(Files.readString(section, StandardCharsets.UTF_8).strip())
+          .append('\n');
+    }
+  }
+
   /** Writes {@code docsDir/BENCHMARKS.md} and {@code docsDir/benchmarks/throughput.svg}. */
   public static Path write(Path benchDir, Path docsDir) throws IOException {
     List<Map<String, String>> load = Csv.read(benchDir.resolve("load.csv"));
@@ -172,13 +194,7 @@ public final class ReportWriter {
           .append(c.verdict())
           .append(" |\n");
     }
-    Path analysis = docsDir.resolve(ANALYSIS);
-    if (Files.exists(analysis)) {
-      // Hand-written: why the misses miss. Kept apart so regenerating never overwrites it.
-      md.append('\n')
-          .append(Files.readString(analysis, StandardCharsets.UTF_8).strip())
-          .append('\n');
-    }
+    includeHandWritten(md, docsDir.resolve(ANALYSIS));
     md.append("\n## JDBC load (PostgreSQL, fsync on)\n\n");
     md.append(
         "Each system per message: deduplicate the id and insert one business row. See"
@@ -201,6 +217,7 @@ public final class ReportWriter {
               r.get("floor"),
               r.get("ratio_to_floor").isEmpty() ? "—" : r.get("ratio_to_floor") + "×"));
     }
+    includeHandWritten(md, docsDir.resolve(COALESCING));
     md.append("\n## In memory (JMH)\n\n| impl | threads | duplicates | ops/µs | ± |\n");
     md.append("|---|---:|---:|---:|---:|\n");
     for (Map<String, String> r : memory) {
@@ -237,6 +254,7 @@ public final class ReportWriter {
     if (!redis.isEmpty()) {
       redisSection(md, redis);
     }
+    includeHandWritten(md, docsDir.resolve(SIMULATE));
     Path out = docsDir.resolve("BENCHMARKS.md");
     Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
     return out;

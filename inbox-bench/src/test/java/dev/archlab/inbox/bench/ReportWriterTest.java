@@ -1,0 +1,66 @@
+package dev.archlab.inbox.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Proves that regenerating the report keeps every hand-written section, once each and at its place
+ * among the generated ones, so nobody has to paste them back after a run.
+ */
+class ReportWriterTest {
+
+  private static final String ANALYSIS = "## What was fixed\n\nWritten by hand: the misses.";
+  private static final String COALESCING = "## Coalesced claims\n\nWritten by hand: coalescing.";
+  private static final String SIMULATE = "## `inbox simulate`\n\nWritten by hand: simulate.";
+
+  @Test
+  void handWrittenSectionsSurviveRegenerationInTheirPlaces(@TempDir Path docs) throws Exception {
+    Path bench = docs.resolve("benchmarks");
+    Files.createDirectories(bench);
+    // Blank lines around the text must not change the document's spacing.
+    write(docs.resolve(ReportWriter.ANALYSIS), "\n" + ANALYSIS + "\n\n");
+    write(docs.resolve(ReportWriter.COALESCING), COALESCING);
+    write(docs.resolve(ReportWriter.SIMULATE), SIMULATE + "\n");
+
+    String md = Files.readString(ReportWriter.write(bench, docs), StandardCharsets.UTF_8);
+
+    assertThat(md)
+        .containsSubsequence(
+            "## Targets",
+            "\n\n" + ANALYSIS + "\n\n## JDBC load",
+            "\n\n" + COALESCING + "\n\n## In memory",
+            "## Scale",
+            "\n\n" + SIMULATE + "\n")
+        .endsWith("\n\n" + SIMULATE + "\n");
+    assertThat(occurrences(md, "Written by hand")).isEqualTo(3);
+  }
+
+  @Test
+  void aMissingHandWrittenFileLeavesOnlyItsSectionOut(@TempDir Path docs) throws Exception {
+    Path bench = docs.resolve("benchmarks");
+    Files.createDirectories(bench);
+    write(docs.resolve(ReportWriter.COALESCING), COALESCING);
+
+    String md = Files.readString(ReportWriter.write(bench, docs), StandardCharsets.UTF_8);
+
+    assertThat(md).contains("\n\n" + COALESCING + "\n\n## In memory");
+    assertThat(md).doesNotContain("the misses").doesNotContain("simulate.");
+  }
+
+  private static void write(Path file, String text) throws Exception {
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+  }
+
+  private static int occurrences(String text, String part) {
+    int count = 0;
+    for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+      count++;
+    }
+    return count;
+  }
+}
