@@ -12,6 +12,8 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -103,6 +105,7 @@ final class UiCommand implements Callable<Integer> {
             .readOnly(readOnly)
             .accessToken(accessToken())
             .dedupWindow(DedupWindow.of(retention, redeliveryWindow))
+            .allowedHosts(allowedHosts(address.getAddress()))
             .actionLog(
                 line -> {
                   err.println(line);
@@ -168,6 +171,23 @@ final class UiCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw new IOException("cannot listen on " + bind + ":" + port + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * On the loopback interface only the loopback names, so that another site rebinding its DNS name
+   * to 127.0.0.1 cannot read the page; elsewhere any (the access token guards it there).
+   */
+  private static Set<String> allowedHosts(InetAddress bound) {
+    if (!bound.isLoopbackAddress()) {
+      return Set.of();
+    }
+    String literal = bound.getHostAddress();
+    return new java.util.TreeSet<>(
+        List.of(
+            "localhost",
+            "127.0.0.1",
+            "[::1]",
+            literal.contains(":") ? "[" + literal + "]" : literal));
   }
 
   private InetAddress bindAddress() {

@@ -209,6 +209,28 @@ class UiHttpTest {
   }
 
   @Test
+  void anotherHostNameIsRefusedOnTheLoopbackInterface() throws Exception {
+    // What a DNS-rebinding page would send: the attacker's host name, resolved to 127.0.0.1.
+    String answer = rawGet(ui, "/", "evil.example:" + ui.uri().getPort());
+    assertThat(answer).startsWith("HTTP/1.1 421").contains("guard against DNS rebinding");
+    assertThat(answer).doesNotContain("inbox-csrf");
+    assertThat(rawGet(ui, "/", "localhost:" + ui.uri().getPort())).startsWith("HTTP/1.1 200");
+  }
+
+  /** A GET with a Host header of our choosing, which java.net.http does not let a caller set. */
+  private static String rawGet(RunningUi server, String path, String host) throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.uri().getPort())) {
+      socket.setSoTimeout((int) timeout().toMillis());
+      socket
+          .getOutputStream()
+          .write(
+              ("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
   void badParametersAre400WithASpecificMessage() throws Exception {
     assertError(
         get(ui, "/api/records?state=DEAD&limit=-1"),

@@ -92,6 +92,16 @@ public final class OperatorUi {
    * @return the response to send
    */
   public UiResponse handle(UiRequest request) {
+    if (!hostAllowed(request.header("Host"))) {
+      return json(
+          421,
+          error(
+              "this page answers only to "
+                  + String.join(", ", settings.allowedHosts())
+                  + ", not to Host '"
+                  + request.header("Host")
+                  + "' (a guard against DNS rebinding): open it by one of those names"));
+    }
     if (!authorized(request)) {
       Map<String, String> headers = new LinkedHashMap<>(SAFETY_HEADERS);
       headers.put("WWW-Authenticate", "Basic realm=\"inbox ui\", charset=\"UTF-8\"");
@@ -177,6 +187,22 @@ public final class OperatorUi {
 
   static String logLine(String who, UiRequest request, String result) {
     return "inbox ui: " + who + " " + request.method() + " " + request.path() + " " + result;
+  }
+
+  private boolean hostAllowed(String host) {
+    if (settings.allowedHosts().isEmpty()) {
+      return true;
+    }
+    if (host == null) {
+      return false;
+    }
+    String name = host.strip().toLowerCase(java.util.Locale.ROOT);
+    // Strip the port: "[::1]:8080" -> "[::1]", "localhost:8080" -> "localhost".
+    int colon = name.lastIndexOf(':');
+    if (colon > name.lastIndexOf(']')) {
+      name = name.substring(0, colon);
+    }
+    return settings.allowedHosts().contains(name);
   }
 
   private boolean authorized(UiRequest request) {

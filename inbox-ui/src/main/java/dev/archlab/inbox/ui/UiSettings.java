@@ -5,7 +5,10 @@ import dev.archlab.inbox.InvalidConfigurationException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -27,8 +30,10 @@ public final class UiSettings {
   private final String csrfToken;
   private final DedupWindow dedupWindow;
   private final Consumer<String> actionLog;
+  private final Set<String> allowedHosts;
 
   private UiSettings(Builder b) {
+    this.allowedHosts = Set.copyOf(b.allowedHosts);
     this.readOnly = b.readOnly;
     this.accessToken = b.accessToken;
     this.csrfToken = b.csrfToken != null ? b.csrfToken : newCsrfToken();
@@ -106,6 +111,17 @@ public final class UiSettings {
     return actionLog;
   }
 
+  /**
+   * The host names (without port, lower case) a request's {@code Host} header may name; empty for
+   * any. A page served on the loopback interface lists the loopback names here, so that a web page
+   * that rebinds its own DNS name to 127.0.0.1 cannot read the page (and its CSRF token).
+   *
+   * @return the allowed host names; empty when every host is allowed
+   */
+  public Set<String> allowedHosts() {
+    return allowedHosts;
+  }
+
   /** Builds {@link UiSettings}; every setter validates its value and names a bad one. */
   public static final class Builder {
     private boolean readOnly;
@@ -113,8 +129,28 @@ public final class UiSettings {
     private String csrfToken;
     private DedupWindow dedupWindow = DedupWindow.DEFAULT;
     private Consumer<String> actionLog = System.err::println;
+    private final Set<String> allowedHosts = new TreeSet<>();
 
     private Builder() {}
+
+    /**
+     * Accept only requests whose {@code Host} header names one of these hosts (any port); default:
+     * any host.
+     *
+     * @param hosts host names or address literals, e.g. {@code localhost}, {@code 127.0.0.1},
+     *     {@code [::1]}
+     * @return this builder
+     * @throws InvalidConfigurationException for a blank name
+     */
+    public Builder allowedHosts(Set<String> hosts) {
+      for (String h : hosts) {
+        if (h == null || h.isBlank()) {
+          throw new InvalidConfigurationException("an allowed host must not be blank");
+        }
+        allowedHosts.add(h.strip().toLowerCase(Locale.ROOT));
+      }
+      return this;
+    }
 
     /**
      * Refuse every action (default false).
