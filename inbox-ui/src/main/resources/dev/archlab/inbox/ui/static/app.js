@@ -153,7 +153,7 @@ function drawChart() {
     const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
     line.setAttribute('class', key);
     line.setAttribute('points', samples.map((s, i) =>
-      (i * 600 / (CHART_SAMPLES - 1)).toFixed(1) + ',' + (115 - s[key] * 110 / max).toFixed(1)).join(' '));
+      (i * 600 / (samples.length - 1)).toFixed(1) + ',' + (115 - s[key] * 110 / max).toFixed(1)).join(' '));
     svg.append(line);
   }
 }
