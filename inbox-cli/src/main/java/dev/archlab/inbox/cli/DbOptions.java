@@ -103,7 +103,7 @@ final class DbOptions {
           "'"
               + spec.name()
               + "' works on JDBC databases only, not on Redis; on a Redis URL use status, list,"
-              + " show, release, retry-dead or prune");
+              + " show, release, retry-dead, prune or ui");
     }
     if (Dialects.forUrl(value).isEmpty()) {
       throw new ParameterException(

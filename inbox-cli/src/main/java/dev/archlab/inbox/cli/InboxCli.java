@@ -30,6 +30,7 @@ import picocli.CommandLine.Option;
       ReleaseCommand.class,
       RetryDeadCommand.class,
       PruneCommand.class,
+      UiCommand.class,
       MigrateCommand.class,
       CommandLine.HelpCommand.class
     },
@@ -40,7 +41,8 @@ import picocli.CommandLine.Option;
       "  inbox simulate --messages 10000 --duplicates 3 --workers 8 --crash-rate 0.05",
       "  inbox --help status",
       "  inbox status --db jdbc:postgresql://db:5432/app --user app",
-      "  inbox list --state DEAD --db redis://cache:6379"
+      "  inbox list --state DEAD --db redis://cache:6379",
+      "  inbox ui --port 8080"
     })
 public final class InboxCli implements Runnable {
 

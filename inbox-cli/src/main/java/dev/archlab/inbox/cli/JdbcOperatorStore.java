@@ -5,6 +5,7 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.ConsumerStats;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.ui.ConsumerOverview;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -12,8 +13,8 @@ import java.util.Optional;
 import java.util.function.LongConsumer;
 
 /**
- * The operator commands on a JDBC table: each call is the {@link JdbcInboxStore} or its {@link
- * dev.archlab.inbox.jdbc.InboxAdmin} call the commands have always made. Owns the pool.
+ * The operator commands and page on a JDBC table: each call is the {@link JdbcInboxStore} or its
+ * {@link dev.archlab.inbox.jdbc.InboxAdmin} call the commands have always made. Owns the pool.
  */
 final class JdbcOperatorStore implements OperatorStore {
 
@@ -36,12 +37,12 @@ final class JdbcOperatorStore implements OperatorStore {
   }
 
   @Override
-  public List<OperatorStats> stats(Duration retention) {
+  public List<ConsumerOverview> stats(Duration retention) {
     return store.admin().stats(retention).stream().map(JdbcOperatorStore::neutral).toList();
   }
 
-  private static OperatorStats neutral(ConsumerStats s) {
-    return new OperatorStats(
+  private static ConsumerOverview neutral(ConsumerStats s) {
+    return new ConsumerOverview(
         s.consumer(),
         s.processing(),
         s.done(),

@@ -4,6 +4,7 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.redis.RedisInboxAdmin;
 import dev.archlab.inbox.redis.RedisInboxStore;
+import dev.archlab.inbox.ui.ConsumerOverview;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,9 +13,9 @@ import java.util.Optional;
 import java.util.function.LongConsumer;
 
 /**
- * The operator commands on a {@link RedisInboxStore}. PROCESSING and DEAD counts are exact (those
- * records never expire); DONE counts the records Redis has not expired yet, read page by page. Owns
- * the store and its connection.
+ * The operator commands and page on a {@link RedisInboxStore}. PROCESSING and DEAD counts are exact
+ * (those records never expire); DONE counts the records Redis has not expired yet, read page by
+ * page. Owns the store and its connection.
  */
 final class RedisOperatorStore implements OperatorStore {
 
@@ -43,31 +44,25 @@ final class RedisOperatorStore implements OperatorStore {
   }
 
   @Override
-  public List<OperatorStats> stats(Duration retention) {
+  public List<ConsumerOverview> stats(Duration retention) {
     Instant now = store.currentTime();
-    List<OperatorStats> stats = new ArrayList<>();
+    List<ConsumerOverview> stats = new ArrayList<>();
     for (RedisInboxAdmin.ConsumerCounts counts : admin.counts()) {
       String consumer = counts.consumer();
       long done = admin.countPrunable(consumer, now.plus(EVERY_RECORD));
       if (counts.processing() == 0 && done == 0 && counts.dead() == 0) {
         continue; // a consumer whose records all expired or were pruned, as a table would not list
       }
-      long expired = 0;
-      Duration oldest = Duration.ZERO;
-      // PROCESSING records are the few in flight; reading them gives stuck leases and the oldest.
-      for (InboxRecord r : store.list(RecordState.PROCESSING, consumer, Integer.MAX_VALUE)) {
-        if (r.leaseUntil() != null && !r.leaseUntil().isAfter(now)) {
-          expired++;
-        }
-        Duration age = Duration.between(r.createdAt(), now);
-        if (age.compareTo(oldest) > 0) {
-          oldest = age;
-        }
-      }
       long pastRetention = admin.countPrunable(consumer, now.minus(retention));
+      // PROCESSING records are the few in flight: reading them gives stuck leases and the oldest.
       stats.add(
-          new OperatorStats(
-              consumer, counts.processing(), done, counts.dead(), expired, oldest, pastRetention));
+          ConsumerOverview.fromProcessingRecords(
+              consumer,
+              store.list(RecordState.PROCESSING, consumer, Integer.MAX_VALUE),
+              done,
+              counts.dead(),
+              pastRetention,
+              now));
     }
     return List.copyOf(stats);
   }

@@ -1,5 +1,6 @@
 package dev.archlab.inbox.cli;
 
+import dev.archlab.inbox.ui.ConsumerOverview;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +42,7 @@ final class StatusCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     try (OperatorStore store = db.openOperatorStore()) {
-      List<OperatorStats> stats = store.stats(retention);
+      List<ConsumerOverview> stats = store.stats(retention);
       if (stats.isEmpty()) {
         out.println("no records in " + store.location());
         return InboxCli.OK;
@@ -55,7 +56,7 @@ final class StatusCommand implements Callable<Integer> {
           "STUCK",
           "OLDEST ACTIVE",
           "PAST " + Durations.format(retention));
-      for (OperatorStats s : stats) {
+      for (ConsumerOverview s : stats) {
         out.printf(
             "%-24s %10d %10d %8d %8d %14s %14d%n",
             s.consumer(),

@@ -53,6 +53,7 @@ class CliTest {
         "release",
         "retry-dead",
         "prune",
+        "ui",
         "migrate"
       })
   void everyCommandHasHelpWithExamples(String command) {

@@ -39,6 +39,8 @@ public class InboxProperties {
 
   private final Kafka kafka = new Kafka();
 
+  private final Ui ui = new Ui();
+
   public String getTable() {
     return table;
   }
@@ -77,6 +79,10 @@ public class InboxProperties {
 
   public Metrics getMetrics() {
     return metrics;
+  }
+
+  public Ui getUi() {
+    return ui;
   }
 
   public Kafka getKafka() {
@@ -296,6 +302,46 @@ public class InboxProperties {
   }
 
   /** The Actuator health indicator {@code inbox}. */
+  /** The operator page under the Actuator base path (inbox.ui.*). */
+  public static class Ui {
+
+    /** Whether to serve the operator page at the Actuator base path plus /inbox-ui/. */
+    private boolean enabled = false;
+
+    /** Whether the operator page only shows records and refuses every action. */
+    private boolean readOnly = false;
+
+    /**
+     * Access token the operator page requires on every request, as a bearer token or as the
+     * basic-auth password; none by default (then protect the path as the other endpoints are).
+     */
+    private String token;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public boolean isReadOnly() {
+      return readOnly;
+    }
+
+    public void setReadOnly(boolean readOnly) {
+      this.readOnly = readOnly;
+    }
+
+    public String getToken() {
+      return token;
+    }
+
+    public void setToken(String token) {
+      this.token = token;
+    }
+  }
+
   public static class Health {
 
     /** Expired PROCESSING leases (stuck messages) of one consumer at which health reports it. */

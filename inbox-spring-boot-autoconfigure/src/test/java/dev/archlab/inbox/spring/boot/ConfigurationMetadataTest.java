@@ -29,6 +29,9 @@ class ConfigurationMetadataTest {
     "inbox.metrics.enabled",
     "inbox.metrics.stats-interval",
     "inbox.kafka.listeners",
+    "inbox.ui.enabled",
+    "inbox.ui.read-only",
+    "inbox.ui.token",
   };
 
   @Test
