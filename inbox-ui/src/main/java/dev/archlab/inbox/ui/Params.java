@@ -5,8 +5,6 @@ import dev.archlab.inbox.RecordState;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads the page's parameters, each refusal a 400 whose message names the parameter and the value.
@@ -15,8 +13,6 @@ final class Params {
 
   static final int DEFAULT_LIMIT = 50;
   static final int MAX_LIMIT = 1000;
-
-  private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
 
   private final Map<String, String> values;
 
@@ -94,23 +90,9 @@ final class Params {
     if (v == null) {
       return fallback;
     }
-    Matcher m = DURATION.matcher(v);
-    if (!m.matches()) {
-      throw badRequest(
-          "invalid "
-              + name
-              + " '"
-              + v
-              + "': use a whole number followed by ms, s, m, h or d (e.g. 7d)");
-    }
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofDays(n);
-    };
+    return DurationText.parse(v)
+        .orElseThrow(
+            () -> badRequest("invalid " + name + " '" + v + "': " + DurationText.EXPECTED));
   }
 
   static UiRequestException badRequest(String message) {
