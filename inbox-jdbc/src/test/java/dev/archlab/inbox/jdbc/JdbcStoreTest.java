@@ -1361,7 +1361,12 @@ class JdbcStoreTest {
     config.setPassword(password);
     config.setMaximumPoolSize(1);
     config.setConnectionTimeout(2_000);
-    config.setInitializationFailTimeout(-1);
+    // Zero: the constructor makes one connection attempt and, when it fails, records why and
+    // starts the pool anyway. Hikari's timeout exception takes its SQLState and cause from the
+    // last recorded failure, so the reason is known before any getConnection() waits; with -1
+    // a loaded machine could reach the 2 s timeout before the first attempt failed, and the
+    // exception would carry no cause and no SQLState (issue: flaky error classification).
+    config.setInitializationFailTimeout(0);
     return new HikariDataSource(config);
   }
 }
