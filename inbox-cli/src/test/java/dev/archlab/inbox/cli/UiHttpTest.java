@@ -119,6 +119,15 @@ class UiHttpTest {
   }
 
   @Test
+  void outcomesAreUnavailableOnTheCommandLineWhichHasNoMeterRegistry() throws Exception {
+    HttpResponse<String> outcomes = get(ui, "/api/outcomes");
+    assertThat(outcomes.statusCode()).isEqualTo(200);
+    assertThat(outcomes.headers().firstValue("Content-Type"))
+        .hasValue("application/json; charset=utf-8");
+    assertThat(outcomes.body()).isEqualTo("{\"available\":false}");
+  }
+
+  @Test
   void unknownIdIsA404WithAClearMessageAndChangesNothing() throws Exception {
     HttpResponse<String> find = get(ui, "/api/find?id=no-such-id");
     assertThat(find.statusCode()).isEqualTo(404);

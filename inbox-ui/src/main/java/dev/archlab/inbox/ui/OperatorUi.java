@@ -11,6 +11,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The operator page as one request handler: {@link #handle} turns a {@link UiRequest} into a {@link
@@ -19,8 +20,10 @@ import java.util.Objects;
  *
  * <p>Routes, relative to where the page is mounted: {@code GET /} the page, {@code GET /app.js} and
  * {@code /app.css} its script and style, {@code GET /api/overview}, {@code /api/records?state=…},
- * {@code /api/find?id=…} and {@code /api/prune-preview?olderThan=…} (JSON), and the actions {@code
- * POST /api/release}, {@code /api/retry-dead} and {@code /api/prune}.
+ * {@code /api/find?id=…}, {@code /api/prune-preview?olderThan=…} and {@code /api/outcomes} (JSON),
+ * and the actions {@code POST /api/release}, {@code /api/retry-dead} and {@code /api/prune}. {@code
+ * /api/outcomes} answers {@code {"available":false}} unless the handler was given an {@link
+ * OutcomeCounts} source.
  *
  * <p>Guarantees: with an access token set, every request without it is answered 401 before anything
  * is read. An action is carried out only on a POST that carries this instance's CSRF token (form
@@ -57,15 +60,34 @@ public final class OperatorUi {
   private final byte[] style;
 
   /**
-   * A handler over {@code operations}.
+   * A handler over {@code operations} without an outcome source: the page charts the state counts
+   * it samples itself.
    *
    * @param operations the store's operations
    * @param settings the safety settings and the dedup window
    * @throws NullPointerException if an argument is null
    */
   public OperatorUi(InboxOperations operations, UiSettings settings) {
+    this(operations, settings, Optional.empty());
+  }
+
+  /**
+   * A handler over {@code operations} whose page charts delivery outcomes over time from {@code
+   * outcomes} when one is given.
+   *
+   * @param operations the store's operations
+   * @param settings the safety settings and the dedup window
+   * @param outcomes the cumulative outcome counts; empty to chart state counts instead
+   * @throws NullPointerException if an argument is null
+   */
+  public OperatorUi(
+      InboxOperations operations, UiSettings settings, Optional<OutcomeCounts> outcomes) {
     this.settings = Objects.requireNonNull(settings, "settings");
-    this.endpoints = new UiEndpoints(Objects.requireNonNull(operations, "operations"), settings);
+    this.endpoints =
+        new UiEndpoints(
+            Objects.requireNonNull(operations, "operations"),
+            settings,
+            Objects.requireNonNull(outcomes, "outcomes"));
     this.page =
         new String(resource("index.html"), StandardCharsets.UTF_8)
             .replace("{{csrf}}", settings.csrfToken())
@@ -150,6 +172,7 @@ public final class OperatorUi {
       case "/api/records" -> json(200, endpoints.records(query));
       case "/api/find" -> json(200, endpoints.find(query));
       case "/api/prune-preview" -> json(200, endpoints.prunePreview(query));
+      case "/api/outcomes" -> json(200, endpoints.outcomes());
       case "/api/release", "/api/retry-dead", "/api/prune" ->
           throw new UiRequestException(405, path + " is an action: use POST");
       default -> throw notFoundOrWrongMethod(path);

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * What the page's data endpoints and actions do on the store, as JSON-ready maps; {@link
@@ -18,10 +19,30 @@ final class UiEndpoints {
 
   private final InboxOperations ops;
   private final UiSettings settings;
+  private final Optional<OutcomeCounts> outcomes;
 
-  UiEndpoints(InboxOperations ops, UiSettings settings) {
+  UiEndpoints(InboxOperations ops, UiSettings settings, Optional<OutcomeCounts> outcomes) {
     this.ops = ops;
     this.settings = settings;
+    this.outcomes = outcomes;
+  }
+
+  /**
+   * The running outcome totals per consumer, sorted by name so that the page's legend and colours
+   * stay put between refreshes; {@code available:false} without a source.
+   */
+  Map<String, Object> outcomes() {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("available", outcomes.isPresent());
+    if (outcomes.isPresent()) {
+      Map<String, Object> consumers = new TreeMap<>();
+      outcomes
+          .get()
+          .totals()
+          .forEach((consumer, counts) -> consumers.put(consumer, new TreeMap<>(counts)));
+      body.put("consumers", consumers);
+    }
+    return body;
   }
 
   Map<String, Object> overview() {

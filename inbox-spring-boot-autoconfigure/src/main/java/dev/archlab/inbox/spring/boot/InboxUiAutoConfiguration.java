@@ -1,16 +1,23 @@
 package dev.archlab.inbox.spring.boot;
 
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.micrometer.InboxMetrics;
 import dev.archlab.inbox.ui.OperatorUi;
+import dev.archlab.inbox.ui.OutcomeCounts;
 import dev.archlab.inbox.ui.UiSettings;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.http.HttpServlet;
+import java.util.Optional;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 /**
@@ -21,8 +28,18 @@ import org.springframework.core.env.Environment;
  * are the page's own (CSRF token per start, {@code inbox.ui.read-only}, {@code inbox.ui.token});
  * actions are logged through the logger {@code dev.archlab.inbox.ui}. It is served on the
  * application's port, not on a separate management port.
+ *
+ * <p>When the application has a {@code MeterRegistry} and the Inbox meters ({@link
+ * InboxMetricsAutoConfiguration}), the page's chart shows delivery outcomes over time read from the
+ * {@code inbox.consume} timers; otherwise it shows the state counts the page samples itself.
  */
-@AutoConfiguration(after = InboxAutoConfiguration.class)
+@AutoConfiguration(
+    after = {InboxAutoConfiguration.class, InboxMetricsAutoConfiguration.class},
+    afterName = {
+      "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
+    })
 @ConditionalOnClass({OperatorUi.class, HttpServlet.class, ServletRegistrationBean.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnBean(JdbcInboxStore.class)
@@ -40,11 +57,15 @@ public class InboxUiAutoConfiguration {
    * @param store the store it reads and acts on
    * @param properties {@code inbox.ui.*}
    * @param environment for {@code management.endpoints.web.base-path}
+   * @param outcomes the outcome source for the chart, when the application has the meters
    * @return the registration
    */
   @Bean
   public ServletRegistrationBean<HttpServlet> inboxUiServlet(
-      JdbcInboxStore store, InboxProperties properties, Environment environment) {
+      JdbcInboxStore store,
+      InboxProperties properties,
+      Environment environment,
+      ObjectProvider<OutcomeCounts> outcomes) {
     InboxProperties.Ui settings = properties.getUi();
     UiSettings ui =
         UiSettings.custom()
@@ -59,10 +80,31 @@ public class InboxUiAutoConfiguration {
     String path = (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/inbox-ui";
     ServletRegistrationBean<HttpServlet> registration =
         new ServletRegistrationBean<>(
-            new InboxUiServlet(new OperatorUi(new JdbcInboxOperations(store), ui)),
+            new InboxUiServlet(
+                new OperatorUi(
+                    new JdbcInboxOperations(store),
+                    ui,
+                    Optional.ofNullable(outcomes.getIfAvailable()))),
             path,
             path + "/*");
     registration.setName("inboxUi");
     return registration;
+  }
+
+  /**
+   * The chart's outcome source, from the application's meter registry; only when the Inbox meters
+   * are registered, so that a registry without them does not promise a chart it cannot fill. In its
+   * own class so that the page works without Micrometer on the class path.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({MeterRegistry.class, InboxMetrics.class})
+  @ConditionalOnBean({MeterRegistry.class, InboxMetrics.class})
+  static class OutcomeChartConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    OutcomeCounts inboxUiOutcomeCounts(MeterRegistry registry) {
+      return new MeterRegistryOutcomeCounts(registry);
+    }
   }
 }

@@ -7,6 +7,9 @@ import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.micrometer.InboxMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,6 +29,9 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The operator page served by the application over real HTTP (Tomcat on a free port): under the
@@ -57,8 +63,35 @@ class InboxUiTest {
     }
   }
 
+  /**
+   * The application with the Inbox meters and a meter registry they are bound to, as Spring Boot's
+   * metrics auto-configuration binds every {@code MeterBinder} to the registry it manages; and a
+   * transaction manager, because the consumers whose {@code consume} the starter times are the
+   * transactional ones.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @Import(App.class)
+  @ImportAutoConfiguration(InboxMetricsAutoConfiguration.class)
+  static class AppWithMetrics {
+    @Bean
+    MeterRegistry meterRegistry(InboxMetrics metrics) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      metrics.bindTo(registry);
+      return registry;
+    }
+
+    @Bean
+    PlatformTransactionManager transactionManager(DataSource dataSource) {
+      return new DataSourceTransactionManager(dataSource);
+    }
+  }
+
   private static ConfigurableApplicationContext run(String... properties) {
-    return new SpringApplicationBuilder(App.class)
+    return run(App.class, properties);
+  }
+
+  private static ConfigurableApplicationContext run(Class<?> app, String... properties) {
+    return new SpringApplicationBuilder(app)
         .web(WebApplicationType.SERVLET)
         .properties("server.port=0", "inbox.prune.enabled=false", "spring.main.banner-mode=off")
         .properties(properties)
@@ -131,6 +164,40 @@ class InboxUiTest {
       HttpResponse<String> done = post(retry, "consumer=payments&id=pay-1&csrf=" + csrf.group(1));
       assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
       assertThat(store.find("payments", "pay-1")).isEmpty();
+    }
+  }
+
+  @Test
+  void outcomesComeFromTheInboxConsumeMeterWhenTheApplicationHasTheMeters() throws Exception {
+    try (ConfigurableApplicationContext ctx =
+        run(
+            AppWithMetrics.class,
+            "inbox.ui.enabled=true",
+            "inbox.consumers.orders.max-attempts=3")) {
+      SpringTransactionalConsumer orders =
+          ctx.getBean(InboxConsumers.class).transactional("orders", (m, a) -> {});
+      assertThat(orders.consume(Message.of("order-1")).status()).isEqualTo(Outcome.Status.APPLIED);
+      assertThat(orders.consume(Message.of("order-1")).status())
+          .isEqualTo(Outcome.Status.DUPLICATE);
+      assertThat(orders.consume(Message.of("order-2")).status()).isEqualTo(Outcome.Status.APPLIED);
+
+      HttpResponse<String> outcomes = get(base(ctx, "/actuator/inbox-ui/api/outcomes"));
+      assertThat(outcomes.statusCode()).as(outcomes.body()).isEqualTo(200);
+      assertThat(outcomes.body())
+          .startsWith("{\"available\":true,\"consumers\":{\"orders\":{")
+          .contains("\"applied\":2,")
+          .contains("\"duplicate\":1,")
+          .contains("\"failed\":0,")
+          .contains("\"dead\":0");
+    }
+  }
+
+  @Test
+  void outcomesAreUnavailableWithoutMeters() throws Exception {
+    try (ConfigurableApplicationContext ctx = run("inbox.ui.enabled=true")) {
+      HttpResponse<String> outcomes = get(base(ctx, "/actuator/inbox-ui/api/outcomes"));
+      assertThat(outcomes.statusCode()).isEqualTo(200);
+      assertThat(outcomes.body()).isEqualTo("{\"available\":false}");
     }
   }
 

@@ -143,29 +143,84 @@ function renderDead(list) {
   }
 }
 
-function drawChart() {
+// The chart shows one of two things. With an outcome source (a Spring Boot application with the
+// metrics module) it plots, per outcome summed over consumers, how many deliveries ended that way
+// between two refreshes; the source's totals are cumulative, so the page differences them. Without
+// one it plots the state counts it samples itself.
+const STATE_KEYS = ['processing', 'dead', 'done', 'stuck'];
+const outcomeTotals = [];
+
+function polyline(cls, values, max) {
+  const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+  line.setAttribute('class', cls);
+  line.setAttribute('points', values.map((v, i) =>
+    (i * 600 / (values.length - 1)).toFixed(1) + ',' + (115 - v * 110 / max).toFixed(1)).join(' '));
+  return line;
+}
+
+function drawStateChart() {
   const svg = $('chart');
   svg.replaceChildren();
   if (samples.length < 2) return;
-  const keys = ['processing', 'dead', 'done', 'stuck'];
-  const max = Math.max(1, ...samples.flatMap(s => keys.map(k => s[k])));
-  for (const key of keys) {
-    const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
-    line.setAttribute('class', key);
-    line.setAttribute('points', samples.map((s, i) =>
-      (i * 600 / (samples.length - 1)).toFixed(1) + ',' + (115 - s[key] * 110 / max).toFixed(1)).join(' '));
-    svg.append(line);
-  }
+  const max = Math.max(1, ...samples.flatMap(s => STATE_KEYS.map(k => s[k])));
+  for (const key of STATE_KEYS) svg.append(polyline(key, samples.map(s => s[key]), max));
 }
 
-function sample(overview) {
+// Per-interval deltas; a total that went down (the application restarted) counts as 0, not < 0.
+function outcomeRates() {
+  const names = [...new Set(outcomeTotals.flatMap(t => Object.keys(t)))].sort();
+  const rates = {};
+  for (const name of names) {
+    rates[name] = [];
+    for (let i = 1; i < outcomeTotals.length; i++) {
+      rates[name].push(Math.max(0, (outcomeTotals[i][name] || 0) - (outcomeTotals[i - 1][name] || 0)));
+    }
+  }
+  return rates;
+}
+
+function drawOutcomeChart() {
+  const svg = $('chart');
+  svg.replaceChildren();
+  const rates = outcomeRates();
+  const names = Object.keys(rates);
+  const legend = $('chart-legend');
+  legend.replaceChildren();
+  for (const name of names) {
+    legend.append(el('span', name.replace('_', ' '), 'o-' + name), ' ');
+  }
+  if (outcomeTotals.length < 3) return;
+  const max = Math.max(1, ...names.flatMap(n => rates[n]));
+  for (const name of names) svg.append(polyline('o-' + name, rates[name], max));
+}
+
+function showOutcomeCaption() {
+  if (document.body.dataset.chart === 'outcomes') return;
+  document.body.dataset.chart = 'outcomes';
+  $('chart-title').textContent = 'Outcomes over time';
+  $('chart-caption').textContent = '(deliveries per refresh, by outcome, from the inbox.consume meter)';
+  $('chart').setAttribute('aria-label', 'delivery outcomes per refresh over time');
+}
+
+function sample(overview, outcomes) {
+  if (outcomes.available) {
+    const total = {};
+    for (const counts of Object.values(outcomes.consumers)) {
+      for (const [name, count] of Object.entries(counts)) total[name] = (total[name] || 0) + count;
+    }
+    outcomeTotals.push(total);
+    if (outcomeTotals.length > CHART_SAMPLES + 1) outcomeTotals.shift();
+    showOutcomeCaption();
+    drawOutcomeChart();
+    return;
+  }
   const total = { processing: 0, dead: 0, done: 0, stuck: 0 };
   for (const c of overview.consumers) {
     total.processing += c.processing; total.dead += c.dead; total.done += c.done; total.stuck += c.stuck;
   }
   samples.push(total);
   if (samples.length > CHART_SAMPLES) samples.shift();
-  drawChart();
+  drawStateChart();
 }
 
 let refreshing = null;
@@ -174,16 +229,17 @@ async function refresh() {
   while (refreshing) await refreshing;
   refreshing = (async () => {
     try {
-      const [overview, processing, dead] = await Promise.all([
+      const [overview, processing, dead, outcomes] = await Promise.all([
         getJson('api/overview'),
         getJson('api/records?state=PROCESSING&limit=100'),
-        getJson('api/records?state=DEAD&limit=100')]);
+        getJson('api/records?state=DEAD&limit=100'),
+        getJson('api/outcomes')]);
       $('location').textContent = overview.location;
       $('updated').textContent = overview.now;
       renderConsumers(overview);
       renderProcessing(processing);
       renderDead(dead);
-      sample(overview);
+      sample(overview, outcomes);
       document.body.dataset.refreshed = String(Number(document.body.dataset.refreshed || 0) + 1);
     } catch (e) {
       fail(e);
