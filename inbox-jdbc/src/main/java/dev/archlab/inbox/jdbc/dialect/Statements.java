@@ -415,9 +415,8 @@ public class Statements {
   }
 
   /**
-   * Whether {@link #batchComplete} is one statement (no read before the update), so that it is
-   * atomic on its own and may run in autocommit: one round trip and one commit, with no {@code
-   * BEGIN} or {@code COMMIT} around it. This default: false (it locks the rows first).
+   * Whether {@link #batchComplete} is one atomic statement that may run in autocommit (one round
+   * trip, no BEGIN/COMMIT). This default: false, it locks the rows first.
    */
   public boolean batchCompleteIsOneStatement() {
     return false;
