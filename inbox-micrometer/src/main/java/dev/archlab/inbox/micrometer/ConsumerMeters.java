@@ -22,6 +22,7 @@ import java.util.function.ToDoubleFunction;
 final class ConsumerMeters {
 
   static final String CONSUME = "inbox.consume";
+  static final String DELIVERIES = "inbox.deliveries";
   static final String TAKEOVERS = "inbox.takeovers";
   static final String RETRIES = "inbox.retries";
   static final String COMPLETION_FAILURES = "inbox.completion.failures";
@@ -38,6 +39,7 @@ final class ConsumerMeters {
   static final String STATE_TAG = "state";
 
   private final Map<OutcomeTag, Timer> consume = new EnumMap<>(OutcomeTag.class);
+  private final Map<OutcomeTag, Counter> deliveries = new EnumMap<>(OutcomeTag.class);
   final Counter takeovers;
   final Counter retries;
   final Counter completionFailures;
@@ -56,6 +58,17 @@ final class ConsumerMeters {
               .tags(tags)
               .tag(OUTCOME_TAG, outcome.value())
               .register(registry));
+    }
+    for (OutcomeTag outcome : OutcomeTag.values()) {
+      if (outcome != OutcomeTag.ERROR) { // no event reports an exception the caller sees
+        deliveries.put(
+            outcome,
+            Counter.builder(DELIVERIES)
+                .description("Deliveries by how they ended, counted from the consumer's events")
+                .tags(tags)
+                .tag(OUTCOME_TAG, outcome.value())
+                .register(registry));
+      }
     }
     takeovers =
         counter(
@@ -87,6 +100,11 @@ final class ConsumerMeters {
 
   Timer consume(OutcomeTag outcome) {
     return consume.get(outcome);
+  }
+
+  /** The deliveries counter of {@code outcome}; none for {@link OutcomeTag#ERROR}. */
+  Counter delivered(OutcomeTag outcome) {
+    return deliveries.get(outcome);
   }
 
   private static Counter counter(String name, String description, Tags tags, MeterRegistry r) {

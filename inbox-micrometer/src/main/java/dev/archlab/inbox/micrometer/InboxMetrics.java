@@ -87,9 +87,10 @@ public final class InboxMetrics implements MeterBinder {
 
   /**
    * The listener to give every consumer's builder ({@code .listener(metrics.listener())}). It
-   * counts takeovers, due retries, completion failures, dead letters (once per parked message),
-   * lease overruns, prune runs and pruned records, per consumer; other events only register the
-   * consumer's meters. Fast and non-blocking: it never reads the store.
+   * counts deliveries by outcome (one per delivery, from the outcome events, for every consumer
+   * kind: no wrapping needed), takeovers, due retries, completion failures, dead letters (once per
+   * parked message), lease overruns, prune runs and pruned records, per consumer; other events only
+   * register the consumer's meters. Fast and non-blocking: it never reads the store.
    *
    * @return the listener; the same instance on every call
    */
@@ -121,8 +122,27 @@ public final class InboxMetrics implements MeterBinder {
       case COMPLETION_FAILED:
         m.completionFailures.increment();
         break;
+      case APPLIED:
+        m.delivered(OutcomeTag.APPLIED).increment();
+        break;
+      case DUPLICATE:
+        m.delivered(OutcomeTag.DUPLICATE).increment();
+        break;
+      case IN_FLIGHT:
+        m.delivered(OutcomeTag.IN_FLIGHT).increment();
+        break;
+      case FAILED:
+        m.delivered(OutcomeTag.FAILED).increment();
+        break;
       case DEAD:
         m.deadLetters.increment();
+        m.delivered(OutcomeTag.DEAD).increment();
+        break;
+      case DEAD_SEEN:
+        m.delivered(OutcomeTag.DEAD).increment();
+        break;
+      case LEASE_LOST:
+        m.delivered(OutcomeTag.LEASE_LOST).increment();
         break;
       case LEASE_OVERRUN:
         m.leaseOverruns.increment();
@@ -132,7 +152,7 @@ public final class InboxMetrics implements MeterBinder {
         m.prunedRecords.increment(event.count());
         break;
       default:
-        // Outcomes are counted by the consume timer; renewals and claims are not metered.
+        // Claims and renewals are not metered: every claim ends in one of the outcomes above.
         break;
     }
   }

@@ -4,6 +4,7 @@ import static dev.archlab.inbox.micrometer.Fixtures.LEASE;
 import static dev.archlab.inbox.micrometer.Fixtures.config;
 import static dev.archlab.inbox.micrometer.Fixtures.consumeCount;
 import static dev.archlab.inbox.micrometer.Fixtures.consumeTimer;
+import static dev.archlab.inbox.micrometer.Fixtures.deliveries;
 import static dev.archlab.inbox.micrometer.Fixtures.expiredLeases;
 import static dev.archlab.inbox.micrometer.Fixtures.oldestAgeSeconds;
 import static dev.archlab.inbox.micrometer.Fixtures.records;
@@ -112,6 +113,9 @@ abstract class AbstractJdbcMetricsTest {
             Outcome.Status.DUPLICATE, Outcome.Status.APPLIED, Outcome.Status.DUPLICATE);
     assertThat(consumeCount(registry, "orders", "applied")).isEqualTo(2);
     assertThat(consumeCount(registry, "orders", "duplicate")).isEqualTo(2);
+    // The listener counts the same deliveries from events, with no timer around the calls.
+    assertThat(deliveries(registry, "orders", "applied")).isEqualTo(2.0);
+    assertThat(deliveries(registry, "orders", "duplicate")).isEqualTo(2.0);
     // One-commit: its 4 ms. Batch: each of its three messages waited the whole 7 ms call.
     assertThat(consumeTimer(registry, "orders", "applied").totalTime(TimeUnit.MILLISECONDS))
         .isEqualTo(11.0);

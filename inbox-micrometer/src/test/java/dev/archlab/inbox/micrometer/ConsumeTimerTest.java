@@ -5,6 +5,7 @@ import static dev.archlab.inbox.micrometer.Fixtures.config;
 import static dev.archlab.inbox.micrometer.Fixtures.consumeCount;
 import static dev.archlab.inbox.micrometer.Fixtures.consumeTimer;
 import static dev.archlab.inbox.micrometer.Fixtures.counter;
+import static dev.archlab.inbox.micrometer.Fixtures.deliveries;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -85,6 +86,9 @@ class ConsumeTimerTest {
             });
     assertThat(timer.consume(Message.of("p"), poison::consume).status())
         .isEqualTo(Outcome.Status.DEAD);
+    assertThat(timer.consume(Message.of("p"), poison::consume).status())
+        .as("a later delivery of the parked message")
+        .isEqualTo(Outcome.Status.DEAD);
 
     ok.close();
     assertThatThrownBy(() -> timer.consume(Message.of("late"), ok::consume))
@@ -98,10 +102,23 @@ class ConsumeTimerTest {
         .isZero(); // the handler did not run, and nothing else moves the mock clock
     assertThat(consumeCount(registry, "orders", "in_flight")).isEqualTo(1);
     assertThat(consumeCount(registry, "orders", "failed")).isEqualTo(1);
-    assertThat(consumeCount(registry, "orders", "dead")).isEqualTo(1);
+    assertThat(consumeCount(registry, "orders", "dead")).isEqualTo(2);
     assertThat(consumeCount(registry, "orders", "error")).isEqualTo(1);
     assertThat(consumeCount(registry, "orders", "lease_lost")).isZero();
     assertThat(counter(registry, "inbox.dead.letters", "orders")).isEqualTo(1.0);
+    assertDeliveriesMatchTheTimer();
+  }
+
+  // The listener's deliveries counter sees, from events alone, every delivery the timer saw that
+  // ended in an outcome (an exception the caller gets has no event: only the timer's error).
+  private void assertDeliveriesMatchTheTimer() {
+    for (String outcome :
+        List.of("applied", "duplicate", "in_flight", "failed", "dead", "lease_lost")) {
+      assertThat(deliveries(registry, "orders", outcome))
+          .as(outcome)
+          .isEqualTo((double) consumeCount(registry, "orders", outcome));
+    }
+    assertThat(registry.find("inbox.deliveries").tag("outcome", "error").counter()).isNull();
   }
 
   @Test
@@ -198,6 +215,7 @@ class ConsumeTimerTest {
         .isInstanceOf(InvalidArgumentException.class)
         .hasMessageContaining("consume must not be null");
     assertThat(consumeCount(registry, "orders", "error")).isEqualTo(2); // nothing was called
+    assertDeliveriesMatchTheTimer();
   }
 
   @Test

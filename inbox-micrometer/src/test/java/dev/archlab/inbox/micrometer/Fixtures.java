@@ -42,6 +42,14 @@ final class Fixtures {
     return consumeTimer(r, consumer, outcome).count();
   }
 
+  static double deliveries(MeterRegistry r, String consumer, String outcome) {
+    return r.get("inbox.deliveries")
+        .tag("consumer", consumer)
+        .tag("outcome", outcome)
+        .counter()
+        .count();
+  }
+
   static double counter(MeterRegistry r, String name, String consumer) {
     Counter c = r.get(name).tag("consumer", consumer).counter();
     return c.count();

@@ -40,6 +40,9 @@ class PrometheusScrapeTest {
     assertLine(text, "inbox_consume_seconds_count{consumer=\"orders\",outcome=\"applied\"} 1");
     assertLine(text, "inbox_consume_seconds_count{consumer=\"orders\",outcome=\"duplicate\"} 2");
     assertLine(text, "inbox_consume_seconds_count{consumer=\"orders\",outcome=\"in_flight\"} 0");
+    assertLine(text, "inbox_deliveries_total{consumer=\"orders\",outcome=\"applied\"} 1");
+    assertLine(text, "inbox_deliveries_total{consumer=\"orders\",outcome=\"duplicate\"} 2");
+    assertLine(text, "inbox_deliveries_total{consumer=\"orders\",outcome=\"dead\"} 0");
     assertLine(text, "inbox_records{consumer=\"orders\",state=\"done\"} 1");
     assertLine(text, "inbox_records{consumer=\"orders\",state=\"processing\"} 0");
     assertLine(text, "inbox_leases_expired{consumer=\"orders\"} 0");

@@ -1,22 +1,24 @@
 package dev.archlab.inbox.spring.boot;
 
 import dev.archlab.inbox.ui.OutcomeCounts;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * The operator page's outcome source read from a meter registry: the count of every {@code
- * inbox.consume} timer that {@code inbox-micrometer} registers, per {@code consumer} tag and {@code
- * outcome} tag (names as in docs/METRICS.md). A timer's count only grows, which is what the page's
- * per-refresh rates need. Thread-safe: it reads the registry on every call and keeps nothing.
+ * The operator page's outcome source read from a meter registry: every {@code inbox.deliveries}
+ * counter that {@code inbox-micrometer} registers, per {@code consumer} tag and {@code outcome} tag
+ * (names as in docs/METRICS.md). That counter is fed by the consumers' events, so it counts every
+ * consumer kind the starter builds, not only the calls a consume timer wraps. A counter only grows,
+ * which is what the page's per-refresh rates need. Thread-safe: it reads the registry on every call
+ * and keeps nothing.
  */
 final class MeterRegistryOutcomeCounts implements OutcomeCounts {
 
   // The meter and tag names of inbox-micrometer's ConsumerMeters, which keeps them package-private.
-  static final String CONSUME_METER = "inbox.consume";
+  static final String DELIVERIES_METER = "inbox.deliveries";
   static final String CONSUMER_TAG = "consumer";
   static final String OUTCOME_TAG = "outcome";
 
@@ -29,16 +31,16 @@ final class MeterRegistryOutcomeCounts implements OutcomeCounts {
   @Override
   public Map<String, Map<String, Long>> totals() {
     Map<String, Map<String, Long>> totals = new TreeMap<>();
-    for (Timer timer : registry.find(CONSUME_METER).timers()) {
-      String consumer = timer.getId().getTag(CONSUMER_TAG);
-      String outcome = timer.getId().getTag(OUTCOME_TAG);
+    for (Counter counter : registry.find(DELIVERIES_METER).counters()) {
+      String consumer = counter.getId().getTag(CONSUMER_TAG);
+      String outcome = counter.getId().getTag(OUTCOME_TAG);
       if (consumer == null || outcome == null) {
         continue; // Not one of ours: another library's meter of the same name.
       }
       // Summed, not put: a registry may hold the same tags twice under different extra tags.
       totals
           .computeIfAbsent(consumer, c -> new TreeMap<>())
-          .merge(outcome, timer.count(), Long::sum);
+          .merge(outcome, (long) counter.count(), Long::sum);
     }
     return totals;
   }

@@ -7,6 +7,7 @@ import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import dev.archlab.inbox.micrometer.InboxMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -66,8 +67,7 @@ class InboxUiTest {
   /**
    * The application with the Inbox meters and a meter registry they are bound to, as Spring Boot's
    * metrics auto-configuration binds every {@code MeterBinder} to the registry it manages; and a
-   * transaction manager, because the consumers whose {@code consume} the starter times are the
-   * transactional ones.
+   * transaction manager, for the transactional consumer among the kinds the chart counts.
    */
   @Configuration(proxyBeanMethods = false)
   @Import(App.class)
@@ -168,27 +168,37 @@ class InboxUiTest {
   }
 
   @Test
-  void outcomesComeFromTheInboxConsumeMeterWhenTheApplicationHasTheMeters() throws Exception {
+  void outcomesOfEveryConsumerKindComeFromTheMetersWhenTheApplicationHasThem() throws Exception {
     try (ConfigurableApplicationContext ctx =
         run(
             AppWithMetrics.class,
             "inbox.ui.enabled=true",
-            "inbox.consumers.orders.max-attempts=3")) {
-      SpringTransactionalConsumer orders =
-          ctx.getBean(InboxConsumers.class).transactional("orders", (m, a) -> {});
+            "inbox.consumers.orders.max-attempts=3",
+            "inbox.consumers.sms.max-attempts=1")) {
+      InboxConsumers consumers = ctx.getBean(InboxConsumers.class);
+      SpringTransactionalConsumer orders = consumers.transactional("orders", (m, a) -> {});
       assertThat(orders.consume(Message.of("order-1")).status()).isEqualTo(Outcome.Status.APPLIED);
       assertThat(orders.consume(Message.of("order-1")).status())
           .isEqualTo(Outcome.Status.DUPLICATE);
       assertThat(orders.consume(Message.of("order-2")).status()).isEqualTo(Outcome.Status.APPLIED);
+      // Consumers the caller calls directly, with no timer around them, are counted too.
+      IdempotentConsumer sms =
+          consumers.idempotent(
+              "sms",
+              (m, a) -> {
+                throw new IllegalStateException("gateway refused");
+              });
+      assertThat(sms.consume(Message.of("sms-1")).status()).isEqualTo(Outcome.Status.DEAD);
+      OneCommitConsumer audit = consumers.oneCommit("audit", (m, a, c) -> {});
+      assertThat(audit.consume(Message.of("audit-1")).status()).isEqualTo(Outcome.Status.APPLIED);
 
       HttpResponse<String> outcomes = get(base(ctx, "/actuator/inbox-ui/api/outcomes"));
       assertThat(outcomes.statusCode()).as(outcomes.body()).isEqualTo(200);
       assertThat(outcomes.body())
-          .startsWith("{\"available\":true,\"consumers\":{\"orders\":{")
-          .contains("\"applied\":2,")
-          .contains("\"duplicate\":1,")
-          .contains("\"failed\":0,")
-          .contains("\"dead\":0");
+          .startsWith("{\"available\":true,\"consumers\":{")
+          .contains("\"orders\":{\"applied\":2,\"dead\":0,\"duplicate\":1,")
+          .contains("\"sms\":{\"applied\":0,\"dead\":1,")
+          .contains("\"audit\":{\"applied\":1,");
     }
   }
 

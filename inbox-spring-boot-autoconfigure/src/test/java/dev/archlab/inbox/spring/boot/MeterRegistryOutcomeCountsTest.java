@@ -2,32 +2,28 @@ package dev.archlab.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The page's outcome source reads the {@code inbox.consume} timer counts per consumer and outcome
- * from a real registry, and leaves out a timer of that name without the Inbox tags.
+ * The page's outcome source reads the {@code inbox.deliveries} counts per consumer and outcome from
+ * a real registry, and leaves out a counter of that name without the Inbox tags.
  */
 class MeterRegistryOutcomeCountsTest {
 
   @Test
-  void countsPerConsumerAndOutcomeAndIgnoresForeignTimers() {
+  void countsPerConsumerAndOutcomeAndIgnoresForeignCounters() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     MeterRegistryOutcomeCounts counts = new MeterRegistryOutcomeCounts(registry);
     assertThat(counts.totals()).isEmpty();
 
-    timer(registry, "orders", "applied").record(Duration.ofMillis(1));
-    timer(registry, "orders", "applied").record(Duration.ofMillis(1));
-    timer(registry, "orders", "duplicate").record(Duration.ofMillis(1));
-    timer(registry, "payments", "dead");
-    Timer.builder("inbox.consume")
-        .tag("consumer", "orders")
-        .register(registry)
-        .record(Duration.ofMillis(1));
+    counter(registry, "orders", "applied").increment();
+    counter(registry, "orders", "applied").increment();
+    counter(registry, "orders", "duplicate").increment();
+    counter(registry, "payments", "dead");
+    Counter.builder("inbox.deliveries").tag("consumer", "orders").register(registry).increment();
 
     assertThat(counts.totals())
         .isEqualTo(
@@ -36,8 +32,8 @@ class MeterRegistryOutcomeCountsTest {
                 "payments", Map.of("dead", 0L)));
   }
 
-  private static Timer timer(SimpleMeterRegistry registry, String consumer, String outcome) {
-    return Timer.builder("inbox.consume")
+  private static Counter counter(SimpleMeterRegistry registry, String consumer, String outcome) {
+    return Counter.builder("inbox.deliveries")
         .tag("consumer", consumer)
         .tag("outcome", outcome)
         .register(registry);

@@ -198,7 +198,7 @@ function showOutcomeCaption() {
   if (document.body.dataset.chart === 'outcomes') return;
   document.body.dataset.chart = 'outcomes';
   $('chart-title').textContent = 'Outcomes over time';
-  $('chart-caption').textContent = '(deliveries per refresh, by outcome, from the inbox.consume meter)';
+  $('chart-caption').textContent = '(deliveries per refresh, by outcome, from the inbox.deliveries meter)';
   $('chart').setAttribute('aria-label', 'delivery outcomes per refresh over time');
 }
 
