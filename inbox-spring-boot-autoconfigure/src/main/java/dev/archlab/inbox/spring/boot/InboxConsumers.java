@@ -133,7 +133,11 @@ public final class InboxConsumers implements AutoCloseable {
             .build();
     return register(
         new SpringTransactionalConsumer(
-            name, consumer, new TransactionTemplate(tm), observation.get()));
+            name,
+            consumer,
+            new TransactionTemplate(tm),
+            observation.get(),
+            store.dialect().oneWriterAtATime()));
   }
 
   /**

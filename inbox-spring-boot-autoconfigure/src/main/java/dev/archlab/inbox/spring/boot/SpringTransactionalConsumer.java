@@ -26,7 +26,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  * it rollback-only, so the caller's commit throws {@code UnexpectedRollbackException} instead of
  * committing a failed attempt's writes. The transaction manager must manage the store's {@code
  * DataSource} (Spring Boot's default {@code DataSourceTransactionManager} does), and each consuming
- * thread holds two pool connections while its handler runs. Thread-safe.
+ * thread holds two pool connections while its handler runs.
+ *
+ * <p>On a database with one writer at a time (SQLite) the claim and the failed attempt are written
+ * in the transaction itself, and the handler's writes are undone to a savepoint taken after the
+ * claim. So after a handler exception a transaction that {@code consume} started is committed with
+ * only the attempt in it: the attempts count, and a poison message ends DEAD. In a caller's
+ * transaction the caller's own writes are in it too, so it is still made rollback-only, and the
+ * attempt goes with it. Thread-safe.
  */
 public final class SpringTransactionalConsumer implements AutoCloseable {
 
@@ -34,16 +41,24 @@ public final class SpringTransactionalConsumer implements AutoCloseable {
   private final IdempotentConsumer consumer;
   private final TransactionTemplate transactions;
   private final ConsumerObservation observation;
+  private final boolean attemptWrittenInTransaction;
 
+  /**
+   * @param attemptWrittenInTransaction whether the store writes the claim and a failed attempt in
+   *     the transaction and undoes only the handler's writes ({@code
+   *     JdbcDialect#oneWriterAtATime()}), so that a failed delivery's own transaction must commit
+   */
   SpringTransactionalConsumer(
       String name,
       IdempotentConsumer consumer,
       TransactionTemplate transactions,
-      ConsumerObservation observation) {
+      ConsumerObservation observation,
+      boolean attemptWrittenInTransaction) {
     this.name = name;
     this.consumer = Objects.requireNonNull(consumer, "consumer");
     this.transactions = Objects.requireNonNull(transactions, "transactions");
     this.observation = observation;
+    this.attemptWrittenInTransaction = attemptWrittenInTransaction;
   }
 
   /**
@@ -67,7 +82,8 @@ public final class SpringTransactionalConsumer implements AutoCloseable {
   /**
    * Consumes one delivery in the current Spring transaction, or in a new one if none is active.
    * After {@link Outcome.Status#FAILED} or {@link Outcome.Status#DEAD} (the handler threw) and
-   * after any exception, the transaction is rolled back or rollback-only; {@link
+   * after any exception, the transaction is rolled back or rollback-only (except on SQLite, where a
+   * transaction this call started commits the recorded attempt alone; see above); {@link
    * Outcome.Status#DUPLICATE} and {@link Outcome.Status#IN_FLIGHT} ran no handler and leave a
    * caller's transaction as it was.
    *
@@ -87,10 +103,13 @@ public final class SpringTransactionalConsumer implements AutoCloseable {
     return transactions.execute(
         status -> {
           Outcome outcome = consumer.consume(message);
-          if (outcome.status() == Outcome.Status.FAILED
-              || outcome.status() == Outcome.Status.DEAD) {
-            // The failed handler's writes are in this transaction: they must not commit.
-            // Duplicates and in-flight answers ran no handler, so a caller's transaction goes on.
+          boolean failed =
+              outcome.status() == Outcome.Status.FAILED || outcome.status() == Outcome.Status.DEAD;
+          // The failed handler's writes are in this transaction: they must not commit. Unless the
+          // store already undid them and wrote the attempt here, in a transaction of our own: a
+          // rollback would then forget the attempt, and a poison message would never end DEAD.
+          // Duplicates and in-flight answers ran no handler, so a caller's transaction goes on.
+          if (failed && !(attemptWrittenInTransaction && status.isNewTransaction())) {
             status.setRollbackOnly();
           }
           return outcome;
