@@ -9,6 +9,8 @@ import dev.archlab.inbox.jdbc.TableName;
 import dev.archlab.inbox.jdbc.dialect.Dialects;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqliteDialect;
+import dev.archlab.inbox.redis.RedisInboxStore;
+import dev.archlab.inbox.ui.JdbcInboxOperations;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -437,13 +439,14 @@ final class DbOptions {
             "--table is for JDBC databases: on Redis give the store's key prefix in the URL"
                 + " (?keyPrefix=...)");
       }
-      return new RedisOperatorStore(RedisUrl.parse(givenUrl()).connect());
+      RedisInboxStore redis = RedisUrl.parse(givenUrl()).connect();
+      return new OperatorStore(new RedisInboxOperations(redis), redis::close);
     }
     HikariDataSource ds = open(2);
     try {
       JdbcInboxStore store = store(ds);
       requireSchema(store);
-      return new JdbcOperatorStore(ds, store);
+      return new OperatorStore(new JdbcInboxOperations(store), ds);
     } catch (RuntimeException e) {
       ds.close();
       throw e;

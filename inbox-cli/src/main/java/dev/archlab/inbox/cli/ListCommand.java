@@ -2,6 +2,7 @@ package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.ui.InboxOperations;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -49,7 +50,8 @@ final class ListCommand implements Callable<Integer> {
           spec.commandLine(), "--limit must be between 1 and 100000, was " + limit);
     }
     PrintWriter out = spec.commandLine().getOut();
-    try (OperatorStore store = db.openOperatorStore()) {
+    try (OperatorStore opened = db.openOperatorStore()) {
+      InboxOperations store = opened.operations();
       var records = store.list(state, consumer, limit);
       out.printf(
           "%-20s %-40s %-10s %8s  %-27s %s%n",

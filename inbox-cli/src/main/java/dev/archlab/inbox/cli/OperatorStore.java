@@ -1,16 +1,38 @@
 package dev.archlab.inbox.cli;
 
+import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.ui.InboxOperations;
 
 /**
  * The operator operations ({@link InboxOperations}: what {@code status}, {@code list}, {@code
  * show}, {@code release}, {@code retry-dead}, {@code prune} and the {@code ui} page need) on
- * whatever holds the records: a JDBC table ({@link JdbcOperatorStore}) or Redis ({@link
- * RedisOperatorStore}). One implementation per store kind serves both the commands and the page.
- * Closing it releases the connections it opened.
+ * whatever holds the records, a JDBC table ({@link dev.archlab.inbox.ui.JdbcInboxOperations}) or
+ * Redis ({@link RedisInboxOperations}), together with the connections a command opened for them.
+ * One implementation per store kind serves the commands, the page and the Spring Boot starter;
+ * closing this releases the connections.
  */
-interface OperatorStore extends InboxOperations, AutoCloseable {
+final class OperatorStore implements AutoCloseable {
+
+  private final InboxOperations operations;
+  private final AutoCloseable connections;
+
+  OperatorStore(InboxOperations operations, AutoCloseable connections) {
+    this.operations = operations;
+    this.connections = connections;
+  }
+
+  InboxOperations operations() {
+    return operations;
+  }
 
   @Override
-  void close();
+  public void close() {
+    try {
+      connections.close();
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new InboxException("closing the store's connections failed: " + e.getMessage(), e);
+    }
+  }
 }

@@ -1,6 +1,7 @@
 package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.DedupWindow;
+import dev.archlab.inbox.ui.InboxOperations;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,7 +60,8 @@ final class PruneCommand implements Callable<Integer> {
     // Validates the window against the redelivery window; refusal is a usage error.
     DedupWindow.of(olderThan, redeliveryWindow);
     PrintWriter out = spec.commandLine().getOut();
-    try (OperatorStore store = db.openOperatorStore()) {
+    try (OperatorStore opened = db.openOperatorStore()) {
+      InboxOperations store = opened.operations();
       Instant before = store.currentTime().minus(olderThan);
       long candidates = store.countPrunable(consumer, before);
       if (dryRun) {

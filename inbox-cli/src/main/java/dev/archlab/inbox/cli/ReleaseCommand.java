@@ -2,6 +2,7 @@ package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.ui.InboxOperations;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -36,7 +37,8 @@ final class ReleaseCommand implements Callable<Integer> {
     // Validated before touching the database: a malformed argument is a usage error.
     Identifiers.requireConsumerName(consumer);
     Identifiers.requireMessageId(messageId);
-    try (OperatorStore store = db.openOperatorStore()) {
+    try (OperatorStore opened = db.openOperatorStore()) {
+      InboxOperations store = opened.operations();
       Optional<InboxRecord> released = store.release(consumer, messageId);
       if (released.isEmpty()) {
         spec.commandLine()

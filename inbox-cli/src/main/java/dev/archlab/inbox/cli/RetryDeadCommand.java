@@ -1,6 +1,7 @@
 package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.Identifiers;
+import dev.archlab.inbox.ui.InboxOperations;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -39,7 +40,8 @@ final class RetryDeadCommand implements Callable<Integer> {
   public Integer call() {
     Identifiers.requireConsumerName(consumer);
     ids.forEach(id -> Identifiers.requireMessageId(id));
-    try (OperatorStore store = db.openOperatorStore()) {
+    try (OperatorStore opened = db.openOperatorStore()) {
+      InboxOperations store = opened.operations();
       long count = store.retryDead(consumer, ids);
       spec.commandLine()
           .getOut()

@@ -2,6 +2,7 @@ package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.ui.InboxOperations;
 import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -34,7 +35,8 @@ final class ShowCommand implements Callable<Integer> {
     Identifiers.requireConsumerName(consumer);
     Identifiers.requireMessageId(messageId);
     PrintWriter out = spec.commandLine().getOut();
-    try (OperatorStore store = db.openOperatorStore()) {
+    try (OperatorStore opened = db.openOperatorStore()) {
+      InboxOperations store = opened.operations();
       Optional<InboxRecord> found = store.find(consumer, messageId);
       if (found.isEmpty()) {
         spec.commandLine()

@@ -1,6 +1,7 @@
 package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.ui.ConsumerOverview;
+import dev.archlab.inbox.ui.InboxOperations;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +42,8 @@ final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    try (OperatorStore store = db.openOperatorStore()) {
+    try (OperatorStore opened = db.openOperatorStore()) {
+      InboxOperations store = opened.operations();
       List<ConsumerOverview> stats = store.stats(retention);
       if (stats.isEmpty()) {
         out.println("no records in " + store.location());

@@ -1,6 +1,7 @@
 package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.DedupWindow;
+import dev.archlab.inbox.ui.InboxOperations;
 import dev.archlab.inbox.ui.OperatorUi;
 import dev.archlab.inbox.ui.OperatorUiServer;
 import dev.archlab.inbox.ui.UiSettings;
@@ -128,8 +129,8 @@ final class UiCommand implements Callable<Integer> {
             },
             "inbox-ui-stop");
     try {
-      try (OperatorStore store = db.openOperatorStore();
-          OperatorUiServer server = start(store, settings, address)) {
+      try (OperatorStore opened = db.openOperatorStore();
+          OperatorUiServer server = start(opened.operations(), settings, address)) {
         if (!address.getAddress().isLoopbackAddress() && settings.accessToken() == null) {
           err.println(
               "inbox: warning: serving on "
@@ -141,7 +142,7 @@ final class UiCommand implements Callable<Integer> {
             "inbox ui: serving "
                 + server.uri()
                 + " on "
-                + store.location()
+                + opened.operations().location()
                 + (readOnly ? " (read-only)" : "")
                 + "; Ctrl-C stops it");
         out.flush();
@@ -165,7 +166,7 @@ final class UiCommand implements Callable<Integer> {
   }
 
   private OperatorUiServer start(
-      OperatorStore store, UiSettings settings, InetSocketAddress address) throws IOException {
+      InboxOperations store, UiSettings settings, InetSocketAddress address) throws IOException {
     try {
       return OperatorUiServer.start(new OperatorUi(store, settings), address);
     } catch (IOException e) {

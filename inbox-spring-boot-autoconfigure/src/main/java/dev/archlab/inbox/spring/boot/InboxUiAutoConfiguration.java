@@ -2,6 +2,7 @@ package dev.archlab.inbox.spring.boot;
 
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.micrometer.InboxMetrics;
+import dev.archlab.inbox.ui.JdbcInboxOperations;
 import dev.archlab.inbox.ui.OperatorUi;
 import dev.archlab.inbox.ui.OutcomeCounts;
 import dev.archlab.inbox.ui.UiSettings;
@@ -31,7 +32,8 @@ import org.springframework.core.env.Environment;
  *
  * <p>When the application has a {@code MeterRegistry} and the Inbox meters ({@link
  * InboxMetricsAutoConfiguration}), the page's chart shows delivery outcomes over time read from the
- * {@code inbox.consume} timers; otherwise it shows the state counts the page samples itself.
+ * {@code inbox.deliveries} counters, which every consumer the starter builds feeds through its
+ * events; otherwise it shows the state counts the page samples itself.
  */
 @AutoConfiguration(
     after = {InboxAutoConfiguration.class, InboxMetricsAutoConfiguration.class},

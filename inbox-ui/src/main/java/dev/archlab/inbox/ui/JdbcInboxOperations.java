@@ -1,11 +1,9 @@
-package dev.archlab.inbox.cli;
+package dev.archlab.inbox.ui;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.ConsumerStats;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
-import dev.archlab.inbox.ui.ConsumerOverview;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -13,17 +11,23 @@ import java.util.Optional;
 import java.util.function.LongConsumer;
 
 /**
- * The operator commands and page on a JDBC table: each call is the {@link JdbcInboxStore} or its
- * {@link dev.archlab.inbox.jdbc.InboxAdmin} call the commands have always made. Owns the pool.
+ * The operator operations on a {@link JdbcInboxStore}'s table: each one the store's or its {@link
+ * dev.archlab.inbox.jdbc.InboxAdmin}'s call, so the page, the {@code inbox} commands and the Spring
+ * Boot endpoint act on the table the same way. Times are the database's. Owns nothing: closing the
+ * store's pool is its owner's job. Needs {@code inbox-jdbc} on the class path (an optional
+ * dependency of this module). Thread-safe, as the store is.
  */
-final class JdbcOperatorStore implements OperatorStore {
+public final class JdbcInboxOperations implements InboxOperations {
 
-  private final HikariDataSource dataSource;
   private final JdbcInboxStore store;
 
-  JdbcOperatorStore(HikariDataSource dataSource, JdbcInboxStore store) {
-    this.dataSource = dataSource;
-    this.store = store;
+  /**
+   * Operations on {@code store}'s table.
+   *
+   * @param store the store whose table the page reads and acts on
+   */
+  public JdbcInboxOperations(JdbcInboxStore store) {
+    this.store = java.util.Objects.requireNonNull(store, "store");
   }
 
   @Override
@@ -38,10 +42,10 @@ final class JdbcOperatorStore implements OperatorStore {
 
   @Override
   public List<ConsumerOverview> stats(Duration retention) {
-    return store.admin().stats(retention).stream().map(JdbcOperatorStore::neutral).toList();
+    return store.admin().stats(retention).stream().map(JdbcInboxOperations::overview).toList();
   }
 
-  private static ConsumerOverview neutral(ConsumerStats s) {
+  private static ConsumerOverview overview(ConsumerStats s) {
     return new ConsumerOverview(
         s.consumer(),
         s.processing(),
@@ -80,10 +84,5 @@ final class JdbcOperatorStore implements OperatorStore {
   @Override
   public long prune(String consumer, Instant before, LongConsumer progress) {
     return store.admin().prune(consumer, before, progress);
-  }
-
-  @Override
-  public void close() {
-    dataSource.close();
   }
 }

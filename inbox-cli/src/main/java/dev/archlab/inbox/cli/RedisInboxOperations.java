@@ -5,6 +5,7 @@ import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.redis.RedisInboxAdmin;
 import dev.archlab.inbox.redis.RedisInboxStore;
 import dev.archlab.inbox.ui.ConsumerOverview;
+import dev.archlab.inbox.ui.InboxOperations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,9 +16,9 @@ import java.util.function.LongConsumer;
 /**
  * The operator commands and page on a {@link RedisInboxStore}. PROCESSING and DEAD counts are exact
  * (those records never expire); DONE counts the records Redis has not expired yet, read page by
- * page. Owns the store and its connection.
+ * page. The store's connection is closed by the {@link OperatorStore} that holds it.
  */
-final class RedisOperatorStore implements OperatorStore {
+final class RedisInboxOperations implements InboxOperations {
 
   /**
    * Past any record's last update: the cut-off that counts every DONE record. A day past the
@@ -28,7 +29,7 @@ final class RedisOperatorStore implements OperatorStore {
   private final RedisInboxStore store;
   private final RedisInboxAdmin admin;
 
-  RedisOperatorStore(RedisInboxStore store) {
+  RedisInboxOperations(RedisInboxStore store) {
     this.store = store;
     this.admin = store.admin();
   }
@@ -95,10 +96,5 @@ final class RedisOperatorStore implements OperatorStore {
   @Override
   public long prune(String consumer, Instant before, LongConsumer progress) {
     return admin.prune(consumer, before, progress);
-  }
-
-  @Override
-  public void close() {
-    store.close();
   }
 }
