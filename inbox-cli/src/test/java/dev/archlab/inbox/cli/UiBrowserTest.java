@@ -5,11 +5,21 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
+import dev.archlab.inbox.ui.JdbcInboxOperations;
+import dev.archlab.inbox.ui.OperatorUi;
+import dev.archlab.inbox.ui.OperatorUiServer;
+import dev.archlab.inbox.ui.OutcomeCounts;
+import dev.archlab.inbox.ui.UiSettings;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,8 +41,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * chromium-driver}, both given by path so Selenium never downloads anything): the page shows
  * records in every state, a screenshot is taken, and retry-dead, release, search and a previewed
  * prune are clicked through their confirmations; the database is checked after each action, and so
- * is the page. One browser session for all of it. Every wait is on page state, with a minute's
- * backstop.
+ * is the page. Then the outcome chart the Spring Boot starter's page shows, from an outcome source
+ * the test moves between refreshes. One browser for all of it. Every wait is on page state, with a
+ * minute's backstop.
  *
  * <p>Without the two packages the test is skipped, naming them, except under {@code CI=true}, where
  * it fails: CI must never pass it silently.
@@ -188,6 +199,64 @@ class UiBrowserTest {
         .contains("POST /api/prune deleted 1 DONE record(s)");
     List<String> logLines = ui.err().lines().filter(l -> l.startsWith("inbox ui: ")).toList();
     assertThat(logLines).hasSize(4);
+  }
+
+  @Test
+  void theChartPlotsDeliveriesPerRefreshFromAnOutcomeSource() throws Exception {
+    // The page as the Spring Boot starter serves it: with an outcome source, here one whose
+    // cumulative totals the test moves by hand between the page's refreshes.
+    AtomicLong applied = new AtomicLong();
+    AtomicLong dead = new AtomicLong();
+    OutcomeCounts counts =
+        () -> Map.of("orders", Map.of("applied", applied.get(), "dead", dead.get()));
+    try (OperatorUiServer server =
+        OperatorUiServer.start(
+            new OperatorUi(
+                new JdbcInboxOperations(db.store), UiSettings.ofDefaults(), Optional.of(counts)),
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+      browser.get(server.uri().toString());
+      wait.until(d -> "outcomes".equals(bodyData("chart")));
+      assertThat(text("#chart-title")).isEqualTo("Outcomes over time");
+      assertThat(text("#chart-legend")).contains("applied").contains("dead");
+
+      // One interval gets 6 applied and 2 dead (each total moves in one step): on a scale whose
+      // top is the largest rate, 6, that is the top (y 5.0) and a third of the way up (y 78.3).
+      int before = refreshes();
+      applied.addAndGet(6);
+      dead.addAndGet(2);
+      wait.until(d -> refreshes() >= before + 3);
+      assertThat(yValues("o-applied")).contains(5.0).allMatch(y -> y == 5.0 || y == 115.0);
+      assertThat(yValues("o-dead")).contains(78.3).allMatch(y -> y == 78.3 || y == 115.0);
+
+      // The application restarted: its totals start again from zero, which must not plot as a
+      // negative rate (below the axis, y > 115).
+      applied.set(1);
+      dead.set(0);
+      int restarted = refreshes();
+      wait.until(d -> refreshes() >= restarted + 2);
+      assertThat(yValues("o-applied")).isNotEmpty().allMatch(y -> y >= 5.0 && y <= 115.0);
+      assertThat(yValues("o-dead")).isNotEmpty().allMatch(y -> y >= 5.0 && y <= 115.0);
+    }
+  }
+
+  private static String bodyData(String key) {
+    return browser.findElement(By.tagName("body")).getDomAttribute("data-" + key);
+  }
+
+  private static int refreshes() {
+    String n = bodyData("refreshed");
+    return n == null ? 0 : Integer.parseInt(n);
+  }
+
+  /** The y coordinates of the chart's line of one outcome (SVG: 5 is the top, 115 the axis). */
+  private static List<Double> yValues(String lineClass) {
+    List<WebElement> lines = browser.findElements(By.cssSelector("#chart polyline." + lineClass));
+    if (lines.isEmpty()) {
+      return List.of();
+    }
+    return Arrays.stream(lines.get(0).getDomAttribute("points").trim().split("\\s+"))
+        .map(point -> Double.parseDouble(point.substring(point.indexOf(',') + 1)))
+        .toList();
   }
 
   private static void search(String id) {
