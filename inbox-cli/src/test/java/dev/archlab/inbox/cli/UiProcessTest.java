@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code inbox ui} as a separate process, as users run it: it prints the URL it serves on port 0,
- * serves it, and Ctrl-C (SIGINT) closes the server and the store before the process ends.
+ * serves it, and a stop signal (SIGTERM, which the JVM handles as Ctrl-C's SIGINT) closes the server
+ * and the store before the process ends.
  */
 class UiProcessTest {
 
@@ -60,8 +61,11 @@ class UiProcessTest {
       assertThat(page.statusCode()).isEqualTo(200);
       assertThat(page.body()).contains("<title>inbox ui</title>");
 
-      // Ctrl-C: SIGINT to the process (Process.destroy would close our end of its output).
-      assertThat(new ProcessBuilder("kill", "-INT", String.valueOf(p.pid())).start().waitFor())
+      // SIGTERM, which the JVM handles as it handles Ctrl-C's SIGINT (the same shutdown hooks).
+      // Not SIGINT itself: a test JVM started from a shell's background job inherits SIGINT
+      // ignored, and so would the command. Not Process.destroy: it would close our end of the
+      // output.
+      assertThat(new ProcessBuilder("kill", "-TERM", String.valueOf(p.pid())).start().waitFor())
           .isZero();
       assertThat(p.waitFor(RunningUi.BACKSTOP_SECONDS, TimeUnit.SECONDS)).isTrue();
       String rest = out.lines().collect(java.util.stream.Collectors.joining("\n"));
