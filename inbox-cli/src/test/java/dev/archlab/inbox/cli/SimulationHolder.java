@@ -26,8 +26,9 @@ import java.util.Map;
  * <ol>
  *   <li>Creates the inbox table if missing and claims the run's last id with a lease of {@code
  *       lease} (ISO-8601), before the run starts: every delivery of that id by the run then answers
- *       IN_FLIGHT and is redelivered only after the lease, so the run stays mid-run however it is
- *       scheduled. Any answer but CLAIMED exits 2.
+ *       IN_FLIGHT and comes back after the simulated broker's capped delay (2 s at most), so the
+ *       run stays mid-run however it is scheduled, and finishes soon after the release. Any answer
+ *       but CLAIMED exits 2.
  *   <li>Closes every connection (so an embedded H2 file is released: the run that opens it next
  *       hosts it) and prints {@code HOLDING <id>}.
  *   <li>Waits for {@code release} on stdin (end of stdin without it exits 3, the claim still held),

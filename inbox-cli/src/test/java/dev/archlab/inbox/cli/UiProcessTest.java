@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code inbox ui} as a separate process, as users run it: it prints the URL it serves on port 0,
- * serves it, and a stop signal (SIGTERM, which the JVM handles as Ctrl-C's SIGINT) closes the server
- * and the store before the process ends.
+ * serves it, and a stop signal (SIGTERM, which the JVM handles as Ctrl-C's SIGINT) closes the
+ * server and the store before the process ends.
  */
 class UiProcessTest {
 
