@@ -72,15 +72,6 @@ final class SimulateCommand implements Callable<Integer> {
 
   static final String EFFECTS = "inbox_sim_effect";
 
-  /**
-   * The longest the simulated broker waits before it redelivers a delivery that was not
-   * acknowledged, whatever the outcome's hint, as the broker adapters cap it ({@code
-   * maxRetryDelay}, {@code maxPause}). An IN_FLIGHT hint is the holder's whole lease, which may be
-   * long (another process, an operator's claim): honouring it would leave the run waiting for that
-   * lease after the holder has finished. Coming back early is harmless: IN_FLIGHT again.
-   */
-  static final long MAX_REDELIVERY_DELAY_NANOS = Duration.ofSeconds(2).toNanos();
-
   @Mixin DbOptions db;
 
   @Option(
@@ -339,7 +330,8 @@ final class SimulateCommand implements Callable<Integer> {
       try {
         Outcome o = sim.consume(Message.of(next.id));
         tally.count(o);
-        redeliverAfterNanos = o.shouldAcknowledge() ? -1 : redeliveryDelayNanos(o);
+        redeliverAfterNanos =
+            o.shouldAcknowledge() ? -1 : SimulatedDelivery.redeliveryDelayNanos(o);
       } catch (SimulatedCrash crash) {
         tally.crashes.incrementAndGet();
         redeliverAfterNanos = lease.toNanos();
@@ -389,15 +381,6 @@ final class SimulateCommand implements Callable<Integer> {
       }
     }
     return null;
-  }
-
-  /**
-   * How long the simulated broker keeps an unacknowledged delivery before it delivers it again: the
-   * outcome's hint, at least 5 ms (no busy loop) and at most {@link #MAX_REDELIVERY_DELAY_NANOS}.
-   */
-  static long redeliveryDelayNanos(Outcome notAcknowledged) {
-    long hint = notAcknowledged.retryAfter().toNanos();
-    return Math.min(MAX_REDELIVERY_DELAY_NANOS, Math.max(5_000_000L, hint));
   }
 
   private void validate() {

@@ -22,8 +22,8 @@ class SimulatedRedeliveryTest {
   void aLongInFlightHintIsCappedSoTheRunSeesTheEndOfAForeignClaimSoon() {
     Outcome heldForAnHour = Outcome.inFlight("held", 1, Duration.ofHours(1), NOW.plusSeconds(3600));
 
-    assertThat(SimulateCommand.redeliveryDelayNanos(heldForAnHour))
-        .isEqualTo(SimulateCommand.MAX_REDELIVERY_DELAY_NANOS)
+    assertThat(SimulatedDelivery.redeliveryDelayNanos(heldForAnHour))
+        .isEqualTo(SimulatedDelivery.MAX_REDELIVERY_DELAY_NANOS)
         .isEqualTo(Duration.ofSeconds(2).toNanos());
   }
 
@@ -34,9 +34,9 @@ class SimulatedRedeliveryTest {
             "poison", 1, Duration.ofMillis(300), NOW.plusMillis(300), new RuntimeException("x"));
     Outcome leaseJustEnded = Outcome.inFlight("expired", 1, Duration.ZERO, NOW);
 
-    assertThat(SimulateCommand.redeliveryDelayNanos(backoff))
+    assertThat(SimulatedDelivery.redeliveryDelayNanos(backoff))
         .isEqualTo(Duration.ofMillis(300).toNanos());
-    assertThat(SimulateCommand.redeliveryDelayNanos(leaseJustEnded))
+    assertThat(SimulatedDelivery.redeliveryDelayNanos(leaseJustEnded))
         .isEqualTo(Duration.ofMillis(5).toNanos());
   }
 }
