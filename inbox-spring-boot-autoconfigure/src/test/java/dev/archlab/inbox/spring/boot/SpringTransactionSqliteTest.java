@@ -1,5 +1,6 @@
 package dev.archlab.inbox.spring.boot;
 
+import static dev.archlab.inbox.spring.boot.SpringTransactionTest.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,10 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -36,31 +34,11 @@ class SpringTransactionSqliteTest {
 
   @TempDir static Path dir;
 
-  /** A Spring JDBC application on one SQLite file, as the CLI's embedded default uses. */
-  @Configuration(proxyBeanMethods = false)
-  static class App {
-    @Bean
-    DataSource dataSource() {
-      DataSource ds = SqliteDialect.dataSource(dir.resolve("spring.db"));
-      new JdbcTemplate(ds).execute("CREATE TABLE IF NOT EXISTS orders (id VARCHAR(100))");
-      return ds;
-    }
-
-    @Bean
-    PlatformTransactionManager transactionManager(DataSource dataSource) {
-      return new DataSourceTransactionManager(dataSource);
-    }
-
-    @Bean
-    JdbcTemplate jdbcTemplate(DataSource dataSource) {
-      return new JdbcTemplate(dataSource);
-    }
-  }
-
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
           .withConfiguration(AutoConfigurations.of(InboxAutoConfiguration.class))
-          .withUserConfiguration(App.class)
+          .withUserConfiguration(SpringTransactionTest.SpringJdbc.class)
+          .withBean(DataSource.class, SpringTransactionSqliteTest::sqliteFile)
           .withPropertyValues(
               "inbox.consumers.orders.max-attempts=3",
               "inbox.consumers.orders.backoff.initial-delay=10ms",
@@ -68,8 +46,11 @@ class SpringTransactionSqliteTest {
               "inbox.consumers.orders.backoff.jitter=0",
               "inbox.prune.enabled=false");
 
-  private static long rows(JdbcTemplate jdbc, String id) {
-    return jdbc.queryForObject("SELECT count(*) FROM orders WHERE id = ?", Long.class, id);
+  // A Spring JDBC application on one SQLite file, as the CLI's embedded default uses.
+  private static DataSource sqliteFile() {
+    DataSource ds = SqliteDialect.dataSource(dir.resolve("spring.db"));
+    new JdbcTemplate(ds).execute("CREATE TABLE IF NOT EXISTS orders (id VARCHAR(100))");
+    return ds;
   }
 
   @Test

@@ -50,14 +50,12 @@ class SpringTransactionTest {
     server.close();
   }
 
-  /** The application's own beans, as a Spring Boot JDBC application has them. */
+  /**
+   * The application's own beans on its {@code DataSource} (given to the runner), as a Spring Boot
+   * JDBC application has them.
+   */
   @Configuration(proxyBeanMethods = false)
-  static class App {
-    @Bean
-    DataSource dataSource() {
-      return server.getPostgresDatabase();
-    }
-
+  static class SpringJdbc {
     @Bean
     PlatformTransactionManager transactionManager(DataSource dataSource) {
       return new DataSourceTransactionManager(dataSource);
@@ -72,13 +70,14 @@ class SpringTransactionTest {
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
           .withConfiguration(AutoConfigurations.of(InboxAutoConfiguration.class))
-          .withUserConfiguration(App.class)
+          .withUserConfiguration(SpringJdbc.class)
+          .withBean(DataSource.class, () -> server.getPostgresDatabase())
           .withPropertyValues(
               "inbox.table=tx_inbox",
               "inbox.consumers.orders.max-attempts=1",
               "inbox.prune.enabled=false");
 
-  private static long rows(JdbcTemplate jdbc, String id) {
+  static long rows(JdbcTemplate jdbc, String id) {
     return jdbc.queryForObject("SELECT count(*) FROM orders WHERE id = ?", Long.class, id);
   }
 
