@@ -6,6 +6,7 @@ import static dev.archlab.inbox.micrometer.Fixtures.RETENTION;
 import static dev.archlab.inbox.micrometer.Fixtures.config;
 import static dev.archlab.inbox.micrometer.Fixtures.consumeCount;
 import static dev.archlab.inbox.micrometer.Fixtures.counter;
+import static dev.archlab.inbox.micrometer.Fixtures.deliveries;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -63,6 +64,10 @@ class EventCountersTest {
       assertThat(counter(fresh, name, "payments")).as(name).isZero();
     }
     assertThat(consumeCount(fresh, "payments", "duplicate")).isZero();
+    for (String outcome :
+        List.of("applied", "duplicate", "in_flight", "failed", "dead", "lease_lost")) {
+      assertThat(deliveries(fresh, "payments", outcome)).as(outcome).isZero();
+    }
   }
 
   @Test
