@@ -446,7 +446,7 @@ final class DbOptions {
     try {
       JdbcInboxStore store = store(ds);
       requireSchema(store);
-      return new OperatorStore(new JdbcInboxOperations(store), ds);
+      return new OperatorStore(new JdbcInboxOperations(store), ds::close);
     } catch (RuntimeException e) {
       ds.close();
       throw e;

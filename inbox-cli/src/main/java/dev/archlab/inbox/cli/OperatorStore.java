@@ -1,6 +1,5 @@
 package dev.archlab.inbox.cli;
 
-import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.ui.InboxOperations;
 
 /**
@@ -14,11 +13,11 @@ import dev.archlab.inbox.ui.InboxOperations;
 final class OperatorStore implements AutoCloseable {
 
   private final InboxOperations operations;
-  private final AutoCloseable connections;
+  private final Runnable closeConnections;
 
-  OperatorStore(InboxOperations operations, AutoCloseable connections) {
+  OperatorStore(InboxOperations operations, Runnable closeConnections) {
     this.operations = operations;
-    this.connections = connections;
+    this.closeConnections = closeConnections;
   }
 
   InboxOperations operations() {
@@ -27,12 +26,6 @@ final class OperatorStore implements AutoCloseable {
 
   @Override
   public void close() {
-    try {
-      connections.close();
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new InboxException("closing the store's connections failed: " + e.getMessage(), e);
-    }
+    closeConnections.run();
   }
 }
