@@ -93,6 +93,34 @@ public final class ConsumeSteps {
   }
 
   /**
+   * The outcome of a repeated delivery within one batch: what a single call for {@code copy} made
+   * right after its first copy's call would answer, given that call's outcome. The record is then
+   * DONE (DUPLICATE), DEAD (the first copy ran the dead-letter path, so this one does not), or
+   * waiting for its retry time or another owner's lease (IN_FLIGHT with the first copy's hint).
+   *
+   * @param copy the repeated delivery
+   * @param first the outcome of the same id's first delivery in the batch
+   * @return the outcome to report for {@code copy}; the matching event is emitted
+   */
+  public Outcome repeated(Message copy, Outcome first) {
+    switch (first.status()) {
+      case APPLIED, DUPLICATE -> {
+        emit(InboxEvent.Kind.DUPLICATE, copy.id(), first.attempts(), null);
+        return Outcome.duplicate(copy.id(), first.attempts(), first.storedResult());
+      }
+      case DEAD -> {
+        emit(InboxEvent.Kind.DEAD_SEEN, copy.id(), first.attempts(), null);
+        return Outcome.dead(copy.id(), first.attempts(), null);
+      }
+      case FAILED, IN_FLIGHT -> {
+        emit(InboxEvent.Kind.IN_FLIGHT, copy.id(), first.attempts(), null);
+        return Outcome.inFlight(copy.id(), first.attempts(), first.retryAfter(), first.retryAt());
+      }
+      default -> throw new IllegalStateException("unknown outcome " + first.status());
+    }
+  }
+
+  /**
    * Reports the claim; called just before the handler runs.
    *
    * @param message the delivery

@@ -14,7 +14,6 @@ import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
 import dev.archlab.inbox.store.ArgumentChecks;
-import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.ConsumeSteps;
 import java.sql.Connection;
@@ -23,9 +22,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Consumes a batch of deliveries (as brokers hand them out) with a constant number of round trips
@@ -129,37 +126,18 @@ public final class BatchConsumer implements AutoCloseable {
    * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public List<Outcome> consume(List<Message> messages) {
-    ArgumentChecks.requireValue(messages, "messages");
-    for (int i = 0; i < messages.size(); i++) {
-      ArgumentChecks.requireValue(messages.get(i), "messages[" + i + "]");
-    }
+    BatchInput.requireMessages(messages);
     if (closed) {
       throw new ConsumerClosedException(name);
     }
     if (messages.isEmpty()) {
       return List.of();
     }
-    List<BeginRequest> requests = new ArrayList<>(messages.size());
-    Map<String, String> firstHash = new HashMap<>();
-    for (Message m : messages) {
-      BeginRequest request = settings.beginRequest(m);
-      String hash = request.payloadHash();
-      if (hash != null && !hash.equals(firstHash.computeIfAbsent(m.id(), id -> hash))) {
-        // Alone, this copy would be refused against its first copy's record: refuse the batch.
-        throw new PayloadMismatchException(name, m.id());
-      }
-      requests.add(request);
-    }
-    List<BeginResult> begun = store.beginBatch(requests);
+    BatchInput input = BatchInput.of(settings, messages);
+    List<BeginResult> begun = store.beginBatch(input.requests());
     Outcome[] outcomes = new Outcome[messages.size()];
-    Map<String, Integer> firstIndex = new HashMap<>();
-    List<Integer> repeats = new ArrayList<>();
     List<Integer> claimed = new ArrayList<>();
-    for (int i = 0; i < messages.size(); i++) {
-      if (firstIndex.putIfAbsent(messages.get(i).id(), i) != null) {
-        repeats.add(i); // answered from its first copy's outcome, once that is known
-        continue;
-      }
+    for (int i : input.firsts()) {
       Outcome unclaimed = steps.unclaimed(messages.get(i), begun.get(i));
       if (unclaimed != null) {
         outcomes[i] = unclaimed;
@@ -169,35 +147,8 @@ public final class BatchConsumer implements AutoCloseable {
       }
     }
     new Run(messages, begun, outcomes).settle(claimed);
-    for (int i : repeats) {
-      Message copy = messages.get(i);
-      outcomes[i] = repeatOf(copy, outcomes[firstIndex.get(copy.id())]);
-    }
+    input.answerRepeats(outcomes, steps);
     return List.copyOf(Arrays.asList(outcomes));
-  }
-
-  /**
-   * What a single call for {@code copy} right after its first copy's call would answer, given that
-   * call's outcome: the record is DONE, waiting for its retry, DEAD, or still someone else's.
-   */
-  private Outcome repeatOf(Message copy, Outcome first) {
-    switch (first.status()) {
-      case APPLIED, DUPLICATE -> {
-        steps.emit(InboxEvent.Kind.DUPLICATE, copy.id(), first.attempts(), null);
-        return Outcome.duplicate(copy.id(), first.attempts(), first.storedResult());
-      }
-      case DEAD -> {
-        // Parked by the first copy (which ran the dead-letter path) or earlier.
-        steps.emit(InboxEvent.Kind.DEAD_SEEN, copy.id(), first.attempts(), null);
-        return Outcome.dead(copy.id(), first.attempts(), null);
-      }
-      case FAILED, IN_FLIGHT -> {
-        // The record waits for its retry time (or another owner's lease): not due yet.
-        steps.emit(InboxEvent.Kind.IN_FLIGHT, copy.id(), first.attempts(), null);
-        return Outcome.inFlight(copy.id(), first.attempts(), first.retryAfter(), first.retryAt());
-      }
-      default -> throw new IllegalStateException("unknown outcome " + first.status());
-    }
   }
 
   /** How one handler transaction over a group ended. */

@@ -102,7 +102,7 @@ final class CoalescedCalls {
       for (Pending<BeginRequest, BeginResult> p : group.firsts.values()) {
         requests.add(p.request);
       }
-      for (InboxRecord inserted : s.batchInsertIfAbsent(c, requests)) {
+      for (InboxRecord inserted : s.batchInsertIfAbsent(c, requests, false, "")) {
         group
             .firsts
             .get(inserted.messageId())

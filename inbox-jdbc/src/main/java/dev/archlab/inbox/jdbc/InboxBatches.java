@@ -87,7 +87,7 @@ final class InboxBatches {
         }
         continue;
       }
-      for (InboxRecord inserted : s.batchInsertIfAbsent(c, chunk)) {
+      for (InboxRecord inserted : s.batchInsertIfAbsent(c, chunk, false, "")) {
         decided.put(
             inserted.messageId(), BeginResult.of(Kind.CLAIMED, inserted, inserted.createdAt()));
       }

@@ -92,18 +92,19 @@ public class MariaDbDialect extends AbstractMySqlDialect {
     }
 
     @Override
-    public List<InboxRecord> batchInsertIfAbsent(Connection c, List<BeginRequest> requests)
+    public List<InboxRecord> batchInsertIfAbsent(
+        Connection c, List<BeginRequest> requests, boolean done, String prefix)
         throws SQLException {
       String row =
-          "(?, ?, 'PROCESSING', 1, "
-              + dialect.nowPlusMicros()
+          (done ? "(?, ?, 'DONE', 1, NULL" : "(?, ?, 'PROCESSING', 1, " + dialect.nowPlusMicros())
               + ", "
               + dialect.now()
               + ", "
               + dialect.now()
               + ", ?)";
       String sql =
-          "INSERT IGNORE INTO "
+          prefix
+              + "INSERT IGNORE INTO "
               + table
               + INSERT_COLUMNS
               + " VALUES "
@@ -116,7 +117,9 @@ public class MariaDbDialect extends AbstractMySqlDialect {
         for (BeginRequest r : requests) {
           ps.setString(i++, r.consumer());
           ps.setString(i++, r.messageId());
-          ps.setLong(i++, r.lease().toNanos() / 1_000);
+          if (!done) {
+            ps.setLong(i++, r.lease().toNanos() / 1_000);
+          }
           ps.setString(i++, r.payloadHash());
         }
         try (ResultSet rs = ps.executeQuery()) {

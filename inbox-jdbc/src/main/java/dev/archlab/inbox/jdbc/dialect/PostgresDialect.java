@@ -166,34 +166,41 @@ public class PostgresDialect extends JdbcDialect {
     }
 
     @Override
-    public List<InboxRecord> batchInsertIfAbsent(Connection c, List<BeginRequest> requests)
+    public List<InboxRecord> batchInsertIfAbsent(
+        Connection c, List<BeginRequest> requests, boolean done, String prefix)
         throws SQLException {
+      // A DONE row has no lease, so its lease array is neither sent nor read.
       String sql =
-          "INSERT INTO "
+          prefix
+              + "INSERT INTO "
               + table
               + INSERT_COLUMNS
-              + " SELECT ?, x.m, 'PROCESSING', 1,"
-              + " statement_timestamp() + x.l * INTERVAL '1 microsecond',"
+              + (done
+                  ? " SELECT ?, x.m, 'DONE', 1, NULL,"
+                  : " SELECT ?, x.m, 'PROCESSING', 1,"
+                      + " statement_timestamp() + x.l * INTERVAL '1 microsecond',")
               + " statement_timestamp(), statement_timestamp(), x.h"
-              + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS VARCHAR[]))"
-              + " AS x(m, l, h)"
+              + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]))"
+              + " AS x(m, h, l)"
               + " ON CONFLICT (consumer, message_id) DO NOTHING RETURNING "
               + COLUMNS;
       String[] ids = new String[requests.size()];
-      Long[] leases = new Long[requests.size()];
       String[] hashes = new String[requests.size()];
+      Long[] leases = new Long[done ? 0 : requests.size()];
       for (int i = 0; i < requests.size(); i++) {
         BeginRequest r = requests.get(i);
         ids[i] = r.messageId();
-        leases[i] = r.lease().toNanos() / 1_000;
         hashes[i] = r.payloadHash();
+        if (!done) {
+          leases[i] = r.lease().toNanos() / 1_000;
+        }
       }
       List<InboxRecord> inserted = new ArrayList<>();
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setString(1, requests.get(0).consumer());
         ps.setArray(2, c.createArrayOf("varchar", ids));
-        ps.setArray(3, c.createArrayOf("bigint", leases));
-        ps.setArray(4, c.createArrayOf("varchar", hashes));
+        ps.setArray(3, c.createArrayOf("varchar", hashes));
+        ps.setArray(4, c.createArrayOf("bigint", leases));
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             inserted.add(readRecord(rs));

@@ -61,11 +61,13 @@ final class SqliteStatements extends Statements {
   }
 
   @Override
-  public List<InboxRecord> batchInsertIfAbsent(Connection c, List<BeginRequest> requests)
-      throws SQLException {
-    String row = "(?, ?, 'PROCESSING', 1, " + dialect.nowPlusMicros() + ", " + nowPair() + ", ?)";
+  public List<InboxRecord> batchInsertIfAbsent(
+      Connection c, List<BeginRequest> requests, boolean done, String prefix) throws SQLException {
+    String stateLease = done ? "'DONE', 1, NULL" : "'PROCESSING', 1, " + dialect.nowPlusMicros();
+    String row = "(?, ?, " + stateLease + ", " + nowPair() + ", ?)";
     String sql =
-        "INSERT INTO "
+        prefix
+            + "INSERT INTO "
             + table
             + INSERT_COLUMNS
             + " VALUES "
@@ -78,7 +80,9 @@ final class SqliteStatements extends Statements {
       for (BeginRequest r : requests) {
         ps.setString(i++, r.consumer());
         ps.setString(i++, r.messageId());
-        ps.setLong(i++, r.lease().toNanos() / 1_000);
+        if (!done) {
+          ps.setLong(i++, r.lease().toNanos() / 1_000);
+        }
         ps.setString(i++, r.payloadHash());
       }
       try (ResultSet rs = ps.executeQuery()) {

@@ -383,12 +383,14 @@ public class Statements {
   }
 
   /**
-   * Inserts a new PROCESSING record for every request (one consumer) whose key does not exist, in
-   * one statement, and returns the inserted records. Keys that exist are left alone and not
-   * returned. Only called when {@link #supportsBatchInsert()}.
+   * Inserts a record for every request (one consumer) whose key does not exist, in one statement,
+   * and returns the inserted records: PROCESSING under the request's lease, or with {@code done}
+   * DONE with no lease (the one-commit claim). {@code prefix} (a per-statement lock timeout, or
+   * empty) goes in front. Keys that exist are left alone and not returned. Only called when {@link
+   * #supportsBatchInsert()}.
    */
-  public List<InboxRecord> batchInsertIfAbsent(Connection c, List<BeginRequest> requests)
-      throws SQLException {
+  public List<InboxRecord> batchInsertIfAbsent(
+      Connection c, List<BeginRequest> requests, boolean done, String prefix) throws SQLException {
     throw new UnsupportedOperationException(dialect.name() + " has no batch insert");
   }
 
