@@ -104,7 +104,12 @@ final class BatchInput {
    * @param steps reports each repeat's event
    */
   void answerRepeats(Outcome[] outcomes, ConsumeSteps steps) {
-    for (int i = 0; i < firstOf.length; i++) {
+    answerRepeats(outcomes, steps, firstOf.length);
+  }
+
+  /** {@link #answerRepeats(Outcome[], ConsumeSteps)} for the deliveries before {@code end}. */
+  void answerRepeats(Outcome[] outcomes, ConsumeSteps steps, int end) {
+    for (int i = 0; i < end; i++) {
       if (firstOf[i] != i) {
         outcomes[i] = steps.repeated(messages.get(i), outcomes[firstOf[i]]);
       }

@@ -89,29 +89,68 @@ final class OneCommitBatch {
     this.effects = effects;
   }
 
-  /** Consumes {@code messages} (checked, not empty); one outcome per delivery, in order. */
-  List<Outcome> consume(List<Message> messages) {
+  /**
+   * Consumes {@code messages} (checked, not empty); one outcome per delivery, in order. With {@code
+   * inOrder}, nothing after the first delivery that does not finish (IN_FLIGHT or FAILED) is
+   * consumed, as a loop of single calls that stops there would do, and only the outcomes up to and
+   * including that one are returned.
+   */
+  List<Outcome> consume(List<Message> messages, boolean inOrder) {
     BatchInput input = BatchInput.of(settings, messages);
     Outcome[] outcomes = new Outcome[input.size()];
-    new Call(input, outcomes).settle();
-    input.answerRepeats(outcomes, steps);
-    return List.copyOf(Arrays.asList(outcomes));
+    Call call = new Call(input, outcomes, inOrder);
+    call.settle();
+    int end = Math.min(call.cutoff, input.size() - 1) + 1;
+    input.answerRepeats(outcomes, steps, end);
+    return List.copyOf(Arrays.asList(outcomes).subList(0, end));
   }
 
-  /** How one transaction over a group ended when it did not commit. */
-  private record Ran(Exception failure, boolean contended) {}
+  /**
+   * How one transaction over a group ended when it did not commit: a handler failure, a lock wait
+   * that timed out, or (in order) a message in flight elsewhere at position {@code heldAt} with
+   * claimed messages after it.
+   */
+  private record Ran(Exception failure, boolean contended, int heldAt) {}
+
+  private static boolean unfinished(Outcome outcome) {
+    return outcome.status() == Outcome.Status.IN_FLIGHT
+        || outcome.status() == Outcome.Status.FAILED;
+  }
 
   /** The state of one {@link #consume} call. */
   private final class Call {
     private final BatchInput input;
     private final Outcome[] outcomes;
+    private final boolean inOrder;
+
+    /** In order: the first position that did not finish; nothing after it is consumed. */
+    int cutoff = Integer.MAX_VALUE;
 
     /** Ids whose claim (and takeover or retry) was reported; re-runs do not report it again. */
     private final Set<String> started = new HashSet<>();
 
-    Call(BatchInput input, Outcome[] outcomes) {
+    Call(BatchInput input, Outcome[] outcomes, boolean inOrder) {
       this.input = input;
       this.outcomes = outcomes;
+      this.inOrder = inOrder;
+    }
+
+    private void answer(int i, Outcome outcome) {
+      outcomes[i] = outcome;
+      if (inOrder && unfinished(outcome)) {
+        cutoff = Math.min(cutoff, i);
+      }
+    }
+
+    /** The group without the positions past the cutoff. */
+    private List<Integer> beforeCutoff(List<Integer> group) {
+      List<Integer> kept = new ArrayList<>(group.size());
+      for (int i : group) {
+        if (i < cutoff) {
+          kept.add(i);
+        }
+      }
+      return kept;
     }
 
     /** Runs groups depth first, first half before second, so effects run in delivery order. */
@@ -119,9 +158,17 @@ final class OneCommitBatch {
       Deque<List<Integer>> pending = new ArrayDeque<>();
       pending.push(input.firsts());
       while (!pending.isEmpty()) {
-        List<Integer> group = pending.pop();
+        List<Integer> group = beforeCutoff(pending.pop());
+        if (group.isEmpty()) {
+          continue;
+        }
         Ran ran = runOnce(group);
         if (ran == null) {
+          continue;
+        }
+        if (ran.heldAt() >= 0) {
+          // Run again up to the held message, which then answers IN_FLIGHT and cuts the rest.
+          pending.push(List.copyOf(group.subList(0, group.indexOf(ran.heldAt()) + 1)));
           continue;
         }
         if (ran.contended()) {
@@ -132,6 +179,9 @@ final class OneCommitBatch {
           continue;
         }
         List<Integer> named = named(ran.failure(), group);
+        if (named != null && inOrder) {
+          named = List.of(named.get(0)); // single calls in order would stop at the first
+        }
         if (named != null) {
           Throwable cause = ran.failure().getCause();
           for (int i : named) {
@@ -171,13 +221,13 @@ final class OneCommitBatch {
       Message message = input.message(i);
       BeginResult again = store.begin(input.request(i));
       if (!again.claimed()) {
-        outcomes[i] = steps.unclaimed(message, again);
+        answer(i, steps.unclaimed(message, again));
         return;
       }
       try {
-        outcomes[i] = steps.recordFailure(message, again.claim(), failure);
+        answer(i, steps.recordFailure(message, again.claim(), failure));
       } catch (LeaseLostException lost) {
-        outcomes[i] = Outcome.leaseLost(message.id(), again.claim().fencingToken(), lost);
+        answer(i, Outcome.leaseLost(message.id(), again.claim().fencingToken(), lost));
       }
     }
 
@@ -200,12 +250,17 @@ final class OneCommitBatch {
           }
           if ((kind == SqlErrorKind.LOCK_TIMEOUT || kind == SqlErrorKind.SERIALIZATION)
               && group.size() > 1) {
-            return new Ran(null, true);
+            return new Ran(null, true, -1);
           }
           throw e;
         } catch (RuntimeException e) {
           tx.rollback(e);
           throw e;
+        }
+        int heldAt = inOrder ? heldBeforeClaimed(group, begun) : -1;
+        if (heldAt >= 0) {
+          tx.rollback();
+          return new Ran(null, false, heldAt);
         }
         List<OneCommitAttempt> attempts = new ArrayList<>();
         for (int i : group) {
@@ -233,7 +288,7 @@ final class OneCommitBatch {
             guard.throwIfRefused();
           } catch (Exception e) {
             tx.rollback(e);
-            return new Ran(e, false);
+            return new Ran(e, false, -1);
           }
         }
         Map<String, InboxRecord> done = new HashMap<>();
@@ -248,10 +303,11 @@ final class OneCommitBatch {
         }
         for (int i : group) {
           InboxRecord applied = done.get(input.message(i).id());
-          outcomes[i] =
+          answer(
+              i,
               applied != null
                   ? steps.applied(applied)
-                  : steps.unclaimed(input.message(i), begun.get(i));
+                  : steps.unclaimed(input.message(i), begun.get(i)));
         }
         return null;
       } catch (SQLException e) {
@@ -263,9 +319,27 @@ final class OneCommitBatch {
     private Ran answerHeld(int i) {
       String id = input.message(i).id();
       steps.emit(InboxEvent.Kind.IN_FLIGHT, id, 0, null);
-      outcomes[i] =
-          Outcome.inFlight(id, 0, lockTimeout != null ? lockTimeout : IN_FLIGHT_RETRY_AFTER, null);
+      answer(
+          i,
+          Outcome.inFlight(id, 0, lockTimeout != null ? lockTimeout : IN_FLIGHT_RETRY_AFTER, null));
       return null;
+    }
+
+    /**
+     * The first position whose message is in flight elsewhere when a claimed one follows it, or -1:
+     * in order, what follows an unfinished message must not be consumed.
+     */
+    private int heldBeforeClaimed(List<Integer> group, Map<Integer, BeginResult> begun) {
+      int held = -1;
+      for (int i : group) {
+        BeginResult b = begun.get(i);
+        if (held < 0 && b.kind() == BeginResult.Kind.IN_FLIGHT) {
+          held = i;
+        } else if (held >= 0 && b.claimed()) {
+          return held;
+        }
+      }
+      return -1;
     }
 
     /** Reports a claim the first time this call owns the message. */

@@ -143,7 +143,7 @@ public final class OneCommitConsumer implements AutoCloseable {
       throw new ConsumerClosedException(name);
     }
     if (handler == null) {
-      return batches.consume(List.of(message)).get(0);
+      return batches.consume(List.of(message), false).get(0);
     }
     BeginRequest request = settings.beginRequest(message);
     Failure failure = new Failure();
@@ -208,6 +208,30 @@ public final class OneCommitConsumer implements AutoCloseable {
    * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public List<Outcome> consumeBatch(List<Message> messages) {
+    return consumeBatch(messages, false);
+  }
+
+  /**
+   * {@link #consumeBatch(List)} for a consumer that must apply messages in delivery order, such as
+   * a Kafka partition: nothing after the first delivery that does not finish (IN_FLIGHT, or FAILED
+   * with attempts left) is consumed, just as a loop of single calls that stops there would leave
+   * it, so no later message's effect commits before that one's. The outcomes returned are those of
+   * the deliveries up to and including that one (all of them when every one finished); the rest
+   * were not touched and are to be delivered again.
+   *
+   * @param messages the deliveries, in delivery order; may be empty
+   * @return the outcomes of a prefix of {@code messages}, in order: every one of them if all
+   *     finished, else up to and including the first that did not
+   * @throws dev.archlab.inbox.PayloadMismatchException as {@link #consumeBatch(List)}
+   * @throws dev.archlab.inbox.StoreUnavailableException as {@link #consumeBatch(List)}
+   * @throws dev.archlab.inbox.InvalidArgumentException as {@link #consumeBatch(List)}
+   * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
+   */
+  public List<Outcome> consumeInOrder(List<Message> messages) {
+    return consumeBatch(messages, true);
+  }
+
+  private List<Outcome> consumeBatch(List<Message> messages, boolean inOrder) {
     BatchInput.requireMessages(messages);
     if (closed) {
       throw new ConsumerClosedException(name);
@@ -218,7 +242,7 @@ public final class OneCommitConsumer implements AutoCloseable {
     if (messages.size() == 1 && handler != null) {
       return List.of(consume(messages.get(0)));
     }
-    return batches.consume(messages);
+    return batches.consume(messages, inOrder);
   }
 
   /** Carries a handler failure out of the transaction. */

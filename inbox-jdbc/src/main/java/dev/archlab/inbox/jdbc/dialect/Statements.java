@@ -383,10 +383,9 @@ public class Statements {
   }
 
   /**
-   * Inserts a record for every request (one consumer) whose key does not exist, in one statement,
-   * and returns the inserted records: PROCESSING under the request's lease, or with {@code done}
-   * DONE with no lease (the one-commit claim). {@code prefix} (a per-statement lock timeout, or
-   * empty) goes in front. Keys that exist are left alone and not returned. Only called when {@link
+   * Inserts, in one statement, a record for every request (one consumer) whose key is absent and
+   * returns those: PROCESSING under the request's lease, or ({@code done}) DONE with no lease.
+   * {@code prefix} (a lock timeout, or empty) goes in front. Only if {@link
    * #supportsBatchInsert()}.
    */
   public List<InboxRecord> batchInsertIfAbsent(
