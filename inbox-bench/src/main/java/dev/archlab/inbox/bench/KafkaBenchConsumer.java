@@ -172,7 +172,6 @@ public final class KafkaBenchConsumer {
                         (messages, c) ->
                             insertEffects(c, messages.stream().map(Message::id).toList()))
                     .build(),
-                name,
                 maxPollRecords);
         break;
       default:

@@ -172,7 +172,6 @@ public final class RabbitThroughput {
                         }
                       })
                   .build(),
-              "bench-" + system,
               BenchSystem.BATCH_SIZE);
     }
     RabbitInboxListener counter =

@@ -36,9 +36,27 @@ public interface ConsumeMode {
    *
    * @param messages 1 to {@link #maxBatch()} messages, in delivery order (offset order for a Kafka
    *     partition)
-   * @return one outcome per message, in the same order
+   * @return one outcome per message, in the same order, except for a mode made by {@link
+   *     #inOrderBatchesOf}: its outcomes cover the messages up to and including the first that did
+   *     not finish (IN_FLIGHT or FAILED), and the messages after it were not consumed
    */
   List<Outcome> consume(List<Message> messages);
+
+  /**
+   * This mode as a loop that must keep delivery order (a Kafka partition) runs it when it may hand
+   * over up to {@code maxMessages} messages per call. The one-commit mode becomes one-commit
+   * batches ({@link OneCommitConsumer#consumeInOrder}): one transaction for the messages, nothing
+   * consumed after the first that does not finish. The other modes return themselves: the
+   * per-message mode has no batch form and the batch mode keeps its own {@link #maxBatch()}.
+   *
+   * @param maxMessages most messages per call, at least 1; 1 returns this mode
+   * @return the mode to run
+   * @throws InvalidConfigurationException if {@code maxMessages} is below 1
+   */
+  default ConsumeMode inOrderBatchesOf(int maxMessages) {
+    requireBatchSize(maxMessages);
+    return this;
+  }
 
   /**
    * Each delivery through {@link IdempotentConsumer#consume}.
@@ -60,29 +78,59 @@ public interface ConsumeMode {
    */
   static ConsumeMode oneCommit(OneCommitConsumer consumer) {
     Objects.requireNonNull(consumer, "consumer");
-    return single(consumer.name(), consumer::consume);
+    ConsumeMode single = single(consumer.name(), consumer::consume);
+    return new ConsumeMode() {
+      @Override
+      public String consumerName() {
+        return consumer.name();
+      }
+
+      @Override
+      public int maxBatch() {
+        return 1;
+      }
+
+      @Override
+      public List<Outcome> consume(List<Message> messages) {
+        return single.consume(messages);
+      }
+
+      @Override
+      public ConsumeMode inOrderBatchesOf(int maxMessages) {
+        requireBatchSize(maxMessages);
+        return maxMessages == 1 ? this : of(consumer.name(), maxMessages, consumer::consumeInOrder);
+      }
+    };
   }
 
   /**
    * Up to {@code maxBatch} deliveries that are waiting on one channel through one {@link
-   * BatchConsumer#consume} call. A batch is never held back to fill up: what has arrived goes.
+   * BatchConsumer#consume} call. A batch is never held back to fill up: what has arrived goes. The
+   * consumer name (for the dead-letter headers) is the batch consumer's own.
    *
    * @param consumer the batch consumer
-   * @param consumerName its name, as given to its builder
    * @param maxBatch most deliveries per call, at least 1; the prefetch must be at least this
    * @return the mode
    * @throws InvalidConfigurationException if {@code maxBatch} is below 1
    */
-  static ConsumeMode batch(BatchConsumer consumer, String consumerName, int maxBatch) {
+  static ConsumeMode batch(BatchConsumer consumer, int maxBatch) {
     Objects.requireNonNull(consumer, "consumer");
-    Objects.requireNonNull(consumerName, "consumerName");
+    requireBatchSize(maxBatch);
+    return of(consumer.name(), maxBatch, consumer::consume);
+  }
+
+  private static void requireBatchSize(int maxBatch) {
     if (maxBatch < 1) {
       throw new InvalidConfigurationException("maxBatch must be >= 1, was " + maxBatch);
     }
+  }
+
+  private static ConsumeMode of(
+      String name, int maxBatch, Function<List<Message>, List<Outcome>> consume) {
     return new ConsumeMode() {
       @Override
       public String consumerName() {
-        return consumerName;
+        return name;
       }
 
       @Override
@@ -92,7 +140,7 @@ public interface ConsumeMode {
 
       @Override
       public List<Outcome> consume(List<Message> messages) {
-        return consumer.consume(messages);
+        return consume.apply(messages);
       }
     };
   }

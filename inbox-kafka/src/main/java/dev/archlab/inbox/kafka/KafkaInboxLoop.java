@@ -60,6 +60,10 @@ public final class KafkaInboxLoop implements AutoCloseable {
   private final Map<String, Object> consumerProps;
   private final Map<String, Object> producerProps;
   private final List<String> topics;
+
+  /** Default of {@link Builder#maxRecordsPerCall}. */
+  public static final int DEFAULT_MAX_RECORDS_PER_CALL = 500;
+
   private final ConsumeMode mode;
   private final MessageIdSource ids;
   private final Function<String, String> deadLetterTopic;
@@ -82,7 +86,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     this.consumerProps = b.consumerProps;
     this.producerProps = b.producerProps;
     this.topics = List.copyOf(b.topics);
-    this.mode = b.mode;
+    this.mode = b.mode.inOrderBatchesOf(b.maxRecordsPerCall);
     this.ids = b.ids;
     this.deadLetterTopic = b.deadLetterTopic;
     this.listener = b.listener;
@@ -355,10 +359,14 @@ public final class KafkaInboxLoop implements AutoCloseable {
    * Builds a {@link KafkaInboxLoop}. Defaults: ids from the {@value MessageIdSource#DEFAULT_HEADER}
    * header, dead-letter topic {@code <topic>.DLT}, parallelism 1, poll timeout 100 ms, error
    * backoff 1 s, longest pause 30 s, dead-letter confirmation timeout 30 s, close timeout 30 s, no
-   * listener.
+   * listener, up to {@value #DEFAULT_MAX_RECORDS_PER_CALL} records per call of a one-commit mode.
    */
   public static final class Builder {
     private final Map<String, Object> consumerProps;
+
+    /** Default of {@link Builder#maxRecordsPerCall}. */
+    public static final int DEFAULT_MAX_RECORDS_PER_CALL = 500;
+
     private final ConsumeMode mode;
     private final Map<String, Object> producerProps = new HashMap<>();
     private final List<String> topics = new ArrayList<>();
@@ -371,6 +379,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     private Duration deadLetterTimeout = Duration.ofSeconds(30);
     private Duration closeTimeout = Duration.ofSeconds(30);
     private Duration maxPause = Duration.ofSeconds(30);
+    private int maxRecordsPerCall = DEFAULT_MAX_RECORDS_PER_CALL;
 
     private Builder(Map<String, ?> consumerProperties, ConsumeMode mode) {
       Objects.requireNonNull(consumerProperties, "consumerProperties");
@@ -445,6 +454,24 @@ public final class KafkaInboxLoop implements AutoCloseable {
      */
     public Builder maxPause(Duration d) {
       this.maxPause = positive("maxPause", d);
+      return this;
+    }
+
+    /**
+     * Most records of one partition from one poll consumed in one call of the mode. With {@link
+     * ConsumeMode#oneCommit} they form one transaction ({@link
+     * dev.archlab.inbox.jdbc.OneCommitConsumer#consumeInOrder}): one multi-row claim, the handler
+     * once per new record, one commit; nothing after a record that does not finish is consumed, so
+     * effects keep offset order. 1 turns the grouping off (one transaction per record). The
+     * per-message mode always runs one record per call; the batch mode keeps its own size. Default
+     * {@value #DEFAULT_MAX_RECORDS_PER_CALL}, Kafka's default {@code max.poll.records}.
+     */
+    public Builder maxRecordsPerCall(int maxRecordsPerCall) {
+      if (maxRecordsPerCall < 1) {
+        throw new InvalidConfigurationException(
+            "maxRecordsPerCall must be >= 1, was " + maxRecordsPerCall);
+      }
+      this.maxRecordsPerCall = maxRecordsPerCall;
       return this;
     }
 

@@ -123,11 +123,17 @@ final class PartitionRun implements Runnable {
       }
       return failedCall(batch.get(0).record, e);
     }
-    for (int k = 0; k < batch.size(); k++) {
+    for (int k = 0; k < outcomes.size(); k++) {
       Progress stop = settle(batch.get(k).record, outcomes.get(k));
       if (stop != null) {
         return stop;
       }
+    }
+    if (outcomes.size() < batch.size()) {
+      // An in-order mode answers up to its first unfinished record, which stops the run above;
+      // a shorter answer without one would leave records behind: read them again.
+      return Progress.retry(
+          partition, batch.get(outcomes.size()).record.offset(), parts.errorBackoff());
     }
     return null;
   }

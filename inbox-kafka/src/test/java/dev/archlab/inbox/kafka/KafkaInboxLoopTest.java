@@ -107,7 +107,6 @@ class KafkaInboxLoopTest {
                       }
                     })
                 .build(),
-            name,
             100);
     }
   }

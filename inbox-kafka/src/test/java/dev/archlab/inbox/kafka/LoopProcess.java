@@ -30,8 +30,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  * kills only processes known to be running.
  *
  * <p>Arguments: bootstrap topic group jdbcUrl consumerName gateId dir mode, where mode is {@code
- * batch} (a poll's records of a partition in one transaction) or {@code one-commit} (one
- * transaction per record, so the records before a blocked one finish and are committed).
+ * batch} (the lease-mode batch: claims committed first, then a poll's records of a partition in one
+ * transaction), {@code one-commit} (the default one-commit batches: a poll's records of a
+ * partition, claims included, in one transaction) or {@code one-commit-single} (one transaction per
+ * record, so the records before a blocked one finish and are committed).
  */
 public final class LoopProcess {
 
@@ -45,7 +47,8 @@ public final class LoopProcess {
     String name = args[4];
     String gate = args[5];
     Path dir = Path.of(args[6]);
-    boolean oneCommit = args[7].equals("one-commit");
+    boolean oneCommit = args[7].startsWith("one-commit");
+    int recordsPerCall = args[7].equals("one-commit-single") ? 1 : 500;
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setURL(jdbcUrl);
     JdbcInboxStore store = JdbcInboxStore.builder(ds).build();
@@ -81,9 +84,7 @@ public final class LoopProcess {
                     .handler((m, a, c) -> handler.handle(List.of(m), c))
                     .build())
             : ConsumeMode.batch(
-                BatchConsumer.builder(name, store).config(config).handler(handler).build(),
-                name,
-                200);
+                BatchConsumer.builder(name, store).config(config).handler(handler).build(), 200);
     AtomicBoolean marked = new AtomicBoolean();
     String marker = "applied-" + ProcessHandle.current().pid();
     KafkaLoopListener listener =
@@ -119,6 +120,7 @@ public final class LoopProcess {
             .topics(topic)
             .listener(listener)
             .maxPause(Duration.ofMillis(500))
+            .maxRecordsPerCall(recordsPerCall)
             .build();
     Runtime.getRuntime().addShutdownHook(new Thread(loop::close));
     loop.run();

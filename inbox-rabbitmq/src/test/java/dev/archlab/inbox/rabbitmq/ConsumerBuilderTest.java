@@ -58,8 +58,7 @@ class ConsumerBuilderTest {
         .hasMessage("maxRetryDelay must be positive, was PT0S");
     b.minRetryDelay(Duration.ofSeconds(5)).maxRetryDelay(Duration.ofSeconds(1));
     assertThatThrownBy(b::build).hasMessageContaining("minRetryDelay (PT5S) must not exceed");
-    assertThatThrownBy(() -> ConsumeMode.batch(null, "b", 1))
-        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> ConsumeMode.batch(null, 1)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> MessageIdSource.header(" "))
         .isInstanceOf(InvalidConfigurationException.class);
   }

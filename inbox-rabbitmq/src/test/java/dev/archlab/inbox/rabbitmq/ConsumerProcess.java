@@ -83,7 +83,7 @@ public final class ConsumerProcess {
     factory.setPort(port);
     RabbitInboxConsumer consumer =
         RabbitInboxConsumer.builder(
-                factory, RabbitTopology.forQueue(queue), ConsumeMode.batch(batch, name, 100))
+                factory, RabbitTopology.forQueue(queue), ConsumeMode.batch(batch, 100))
             .consumers(2)
             .prefetch(200)
             .minRetryDelay(Duration.ofMillis(50))

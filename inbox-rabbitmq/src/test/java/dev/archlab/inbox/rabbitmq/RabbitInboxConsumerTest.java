@@ -99,7 +99,6 @@ class RabbitInboxConsumerTest {
                       }
                     })
                 .build(),
-            name,
             50);
     }
   }
