@@ -18,6 +18,11 @@ import java.util.Optional;
  *     both in the store's clock; otherwise null
  * @param error FAILED or DEAD by failure: what the handler threw; otherwise null
  * @param storedResult DUPLICATE or APPLIED: the result kept with the record, if any
+ * @param lastError FAILED or DEAD: the last error as the record keeps it ({@link
+ *     InboxRecord#lastError()}, at most {@link InboxRecord#MAX_ERROR_LENGTH} characters). A DEAD
+ *     outcome of a message parked earlier has no {@code error} but still carries the stored {@code
+ *     lastError}, so whoever reports it (a dead-letter topic, a log) reports the real failure. Null
+ *     for the other statuses, or when the record keeps none
  */
 public record Outcome(
     Status status,
@@ -26,7 +31,8 @@ public record Outcome(
     Duration retryAfter,
     Instant retryAt,
     Throwable error,
-    byte[] storedResult) {
+    byte[] storedResult,
+    String lastError) {
 
   /** The kinds of outcome. */
   public enum Status {
@@ -56,6 +62,8 @@ public record Outcome(
    * @param retryAt the earliest retry or lease end in the store's clock; null when not applicable
    * @param error what the handler threw; null when not applicable
    * @param storedResult the result kept with the record; null when none
+   * @param lastError the last error as the record keeps it; null when none. Cut to {@link
+   *     InboxRecord#MAX_ERROR_LENGTH} characters
    * @throws NullPointerException if {@code status} or {@code messageId} is null
    */
   public Outcome {
@@ -63,6 +71,49 @@ public record Outcome(
     Objects.requireNonNull(messageId, "messageId");
     retryAfter = retryAfter == null ? Duration.ZERO : retryAfter;
     storedResult = storedResult == null ? null : storedResult.clone();
+    lastError = InboxRecord.boundError(lastError);
+  }
+
+  /**
+   * An outcome whose {@code lastError} is described from {@code error} for FAILED and DEAD (as a
+   * store keeps it: the class name and the message), and null otherwise.
+   *
+   * @param status the kind of outcome
+   * @param messageId the message id
+   * @param attempts the record's attempt number
+   * @param retryAfter the retry hint; null is taken as zero
+   * @param retryAt the earliest retry or lease end in the store's clock; null when not applicable
+   * @param error what the handler threw; null when not applicable
+   * @param storedResult the result kept with the record; null when none
+   * @throws NullPointerException if {@code status} or {@code messageId} is null
+   */
+  public Outcome(
+      Status status,
+      String messageId,
+      int attempts,
+      Duration retryAfter,
+      Instant retryAt,
+      Throwable error,
+      byte[] storedResult) {
+    this(
+        status,
+        messageId,
+        attempts,
+        retryAfter,
+        retryAt,
+        error,
+        storedResult,
+        status == Status.FAILED || status == Status.DEAD ? describe(error) : null);
+  }
+
+  /** The text a consumer stores for {@code error} (as {@code ConsumeSteps.describe}); null-safe. */
+  private static String describe(Throwable error) {
+    if (error == null) {
+      return null;
+    }
+    String text =
+        error.getClass().getName() + (error.getMessage() == null ? "" : ": " + error.getMessage());
+    return InboxRecord.boundError(text);
   }
 
   /**
@@ -174,15 +225,45 @@ public record Outcome(
   }
 
   /**
-   * An outcome that reports {@code record} as it is, with no retry hint and no error.
+   * The message was parked as DEAD now, by the attempt that threw {@code error}; the outcome
+   * carries the DEAD record's attempts and stored last error.
+   *
+   * @param dead the DEAD record, as the store returned it
+   * @param error what the last attempt threw; null when unknown
+   * @return a DEAD outcome
+   */
+  public static Outcome dead(InboxRecord dead, Throwable error) {
+    return new Outcome(
+        Status.DEAD,
+        dead.messageId(),
+        dead.attempts(),
+        Duration.ZERO,
+        null,
+        error,
+        null,
+        dead.lastError());
+  }
+
+  /**
+   * An outcome that reports {@code record} as it is, with no retry hint and no error. A FAILED or
+   * DEAD outcome keeps the record's stored {@link InboxRecord#lastError()}: a message parked
+   * earlier (by this process or one that died before reporting it) is reported with the failure
+   * that parked it.
    *
    * @param status the kind of outcome
-   * @param record the record whose id, attempts and kept result the outcome reports
+   * @param record the record whose id, attempts, kept result and last error the outcome reports
    * @return the outcome
    */
   public static Outcome of(Status status, InboxRecord record) {
     return new Outcome(
-        status, record.messageId(), record.attempts(), Duration.ZERO, null, null, record.result());
+        status,
+        record.messageId(),
+        record.attempts(),
+        Duration.ZERO,
+        null,
+        null,
+        record.result(),
+        status == Status.FAILED || status == Status.DEAD ? record.lastError() : null);
   }
 
   @Override
@@ -194,7 +275,8 @@ public record Outcome(
         && retryAfter.equals(other.retryAfter)
         && Objects.equals(retryAt, other.retryAt)
         && Objects.equals(error, other.error)
-        && java.util.Arrays.equals(storedResult, other.storedResult);
+        && java.util.Arrays.equals(storedResult, other.storedResult)
+        && Objects.equals(lastError, other.lastError);
   }
 
   @Override
@@ -214,6 +296,8 @@ public record Outcome(
     }
     if (error != null) {
       s.append(", error=").append(error);
+    } else if (lastError != null) {
+      s.append(", lastError=").append(lastError);
     }
     return s.append(']').toString();
   }

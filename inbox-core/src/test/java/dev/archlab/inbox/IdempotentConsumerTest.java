@@ -301,6 +301,12 @@ class IdempotentConsumerTest {
 
     assertThat(later.status()).isEqualTo(Status.DEAD);
     assertThat(deadLetters).hasValue(1);
+    // Both DEAD outcomes carry the error the record keeps, though only the first has the throwable:
+    // an adapter that dead-letters on a redelivery reports the real failure.
+    assertThat(third.lastError()).isEqualTo(record("poison").lastError()).contains("boom");
+    assertThat(later.error()).isNull();
+    assertThat(later.lastError()).isEqualTo(record("poison").lastError());
+    assertThat(later.attempts()).isEqualTo(MAX_ATTEMPTS);
     // Metrics still see the delivery of a parked message, apart from the one DEAD per message.
     assertThat(kinds()).containsExactly(Kind.DEAD_SEEN);
     InboxEvent seen = events.get(0);

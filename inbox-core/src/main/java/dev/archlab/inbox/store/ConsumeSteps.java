@@ -219,7 +219,7 @@ public final class ConsumeSteps {
         InboxRecord dead = through.markDead(claim, error);
         runDeadLetter(message, dead);
         emit(InboxEvent.Kind.DEAD, message.id(), dead.attempts(), failure);
-        return Outcome.dead(message.id(), dead.attempts(), failure);
+        return Outcome.dead(dead, failure);
       }
       Duration delay = retryPolicy.delayAfter(claim.fencingToken());
       InboxRecord failed = through.fail(claim, error, delay);

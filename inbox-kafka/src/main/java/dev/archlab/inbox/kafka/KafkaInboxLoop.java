@@ -67,7 +67,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
   private final ConsumeMode mode;
   private final MessageIdSource ids;
   private final Function<String, String> deadLetterTopic;
-  private final KafkaLoopListener listener;
+  final KafkaLoopListener listener;
   private final int parallelism;
   private final Duration pollTimeout;
   private final Duration errorBackoff;
@@ -254,6 +254,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
         s.waiting = false;
         // The tracker keeps the block until the record finishes on its next delivery.
         consumer.resume(List.of(e.getKey()));
+        notifyListener(() -> listener.resumed(e.getKey()));
       }
     }
   }
@@ -338,7 +339,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     }
   }
 
-  private void notifyListener(Runnable call) {
+  void notifyListener(Runnable call) {
     try {
       call.run();
     } catch (RuntimeException e) {
@@ -418,6 +419,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
       return this;
     }
 
+    /** Where the loop reports what it did; combine several with {@link KafkaLoopListener#all}. */
     public Builder listener(KafkaLoopListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
       return this;

@@ -32,6 +32,7 @@ final class PartitionRun implements Runnable {
   private final LoopParts parts;
   private final BooleanSupplier stopped;
   private final Consumer<Progress> report;
+  private final Map<String, String> deadErrors = new HashMap<>();
 
   /** What every run of one loop shares. */
   record LoopParts(
@@ -163,14 +164,28 @@ final class PartitionRun implements Runnable {
       case APPLIED, DUPLICATE:
         return finished(record);
       case DEAD:
-        String error = outcome.error() == null ? "dead in the inbox" : outcome.error().toString();
-        return deadLetter(record, error, outcome.attempts())
+        return deadLetter(record, deadReason(outcome), outcome.attempts())
             ? finished(record)
             : Progress.retry(partition, record.offset(), parts.errorBackoff());
       case IN_FLIGHT, FAILED:
       default:
         return Progress.retry(partition, record.offset(), outcome.retryAfter());
     }
+  }
+
+  /**
+   * The error the inbox record keeps, whichever delivery parked it: a redelivery answered DEAD
+   * (DEAD_SEEN) carries it as {@link Outcome#lastError()} though it has no throwable.
+   */
+  private String deadReason(Outcome outcome) {
+    String error = outcome.lastError();
+    if (error != null) {
+      deadErrors.put(outcome.messageId(), error);
+      return error;
+    }
+    // A second copy of an id in one batch is answered from its first copy's outcome, which ran
+    // earlier in this run.
+    return deadErrors.getOrDefault(outcome.messageId(), "dead in the inbox, no error kept");
   }
 
   private boolean deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, int attempts) {

@@ -2,6 +2,7 @@ package dev.archlab.inbox.kafka;
 
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 
@@ -29,6 +30,10 @@ final class Rebalance implements ConsumerRebalanceListener {
     loop.applyProgress(true);
     loop.commit(revoked);
     loop.partitions.keySet().removeAll(new HashSet<>(revoked));
+    if (!revoked.isEmpty()) {
+      Set<TopicPartition> gone = Set.copyOf(revoked);
+      loop.notifyListener(() -> loop.listener.revoked(gone));
+    }
   }
 
   @Override
@@ -42,12 +47,20 @@ final class Rebalance implements ConsumerRebalanceListener {
     loop.applyProgress(true);
     // No commit: the partitions already belong to another member.
     loop.partitions.keySet().removeAll(new HashSet<>(lost));
+    if (!lost.isEmpty()) {
+      Set<TopicPartition> gone = Set.copyOf(lost);
+      loop.notifyListener(() -> loop.listener.lost(gone));
+    }
   }
 
   @Override
   public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
     for (TopicPartition tp : assigned) {
       loop.partitions.put(tp, new PartitionState());
+    }
+    if (!assigned.isEmpty()) {
+      Set<TopicPartition> added = Set.copyOf(assigned);
+      loop.notifyListener(() -> loop.listener.assigned(added));
     }
   }
 }
