@@ -110,7 +110,16 @@ public final class ConsumeSteps {
       }
       case DEAD -> {
         emit(InboxEvent.Kind.DEAD_SEEN, copy.id(), first.attempts(), null);
-        return Outcome.dead(copy.id(), first.attempts(), null);
+        // No throwable (this copy did not fail), but the record's error, as for any DEAD answer.
+        return new Outcome(
+            Outcome.Status.DEAD,
+            copy.id(),
+            first.attempts(),
+            Duration.ZERO,
+            null,
+            null,
+            null,
+            first.lastError());
       }
       case FAILED, IN_FLIGHT -> {
         emit(InboxEvent.Kind.IN_FLIGHT, copy.id(), first.attempts(), null);

@@ -32,7 +32,6 @@ final class PartitionRun implements Runnable {
   private final LoopParts parts;
   private final BooleanSupplier stopped;
   private final Consumer<Progress> report;
-  private final Map<String, String> deadErrors = new HashMap<>();
 
   /** What every run of one loop shares. */
   record LoopParts(
@@ -175,17 +174,16 @@ final class PartitionRun implements Runnable {
 
   /**
    * The error the inbox record keeps, whichever delivery parked it: a redelivery answered DEAD
-   * (DEAD_SEEN) carries it as {@link Outcome#lastError()} though it has no throwable.
+   * (DEAD_SEEN), or a repeat within one batch, carries it as {@link Outcome#lastError()} though it
+   * has no throwable.
    */
-  private String deadReason(Outcome outcome) {
-    String error = outcome.lastError();
-    if (error != null) {
-      deadErrors.put(outcome.messageId(), error);
-      return error;
+  private static String deadReason(Outcome outcome) {
+    if (outcome.lastError() != null) {
+      return outcome.lastError();
     }
-    // A second copy of an id in one batch is answered from its first copy's outcome, which ran
-    // earlier in this run.
-    return deadErrors.getOrDefault(outcome.messageId(), "dead in the inbox, no error kept");
+    return outcome.error() != null
+        ? outcome.error().toString()
+        : "dead in the inbox, no error kept";
   }
 
   private boolean deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, int attempts) {

@@ -215,7 +215,11 @@ final class ChannelWorker implements Runnable {
       case APPLIED, DUPLICATE:
         return Settled.ack(d, null);
       case DEAD:
-        String error = o.error() == null ? "dead in the inbox" : o.error().toString();
+        // The record's own error, also for a redelivery answered DEAD (which has no throwable).
+        String error =
+            o.lastError() != null
+                ? o.lastError()
+                : o.error() == null ? "dead in the inbox, no error kept" : o.error().toString();
         return deadLetter(d, error, o.attempts());
       case IN_FLIGHT, FAILED:
       default:
