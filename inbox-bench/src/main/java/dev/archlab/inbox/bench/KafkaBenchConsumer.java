@@ -131,7 +131,9 @@ public final class KafkaBenchConsumer {
         return new BareLoop(pool, props, topic, variant == KafkaVariant.BARE_BATCH);
       case INBOX_PER_MESSAGE:
       case INBOX_ONE_COMMIT:
+      case INBOX_ONE_COMMIT_SINGLE:
       case INBOX_BATCH:
+      case INBOX_ONE_COMMIT_BATCH:
         return inboxLoop(variant, pool, props, topic, maxPollRecords);
       default:
         throw new IllegalStateException("no loop for " + variant);
@@ -158,10 +160,20 @@ public final class KafkaBenchConsumer {
                     .build());
         break;
       case INBOX_ONE_COMMIT:
+      case INBOX_ONE_COMMIT_SINGLE:
         mode =
             ConsumeMode.oneCommit(
                 OneCommitConsumer.builder(name, store)
                     .handler((message, attempt, c) -> insertEffects(c, List.of(message.id())))
+                    .build());
+        break;
+      case INBOX_ONE_COMMIT_BATCH:
+        mode =
+            ConsumeMode.oneCommit(
+                OneCommitConsumer.builder(name, store)
+                    .batchHandler(
+                        (messages, c) ->
+                            insertEffects(c, messages.stream().map(Message::id).toList()))
                     .build());
         break;
       case INBOX_BATCH:
@@ -182,6 +194,7 @@ public final class KafkaBenchConsumer {
             .topics(topic)
             .messageIds(MessageIdSource.header(KafkaRun.ID_HEADER))
             .closeTimeout(Duration.ofSeconds(30))
+            .maxRecordsPerCall(variant == KafkaVariant.INBOX_ONE_COMMIT_SINGLE ? 1 : maxPollRecords)
             .build();
     return new Loop() {
       @Override

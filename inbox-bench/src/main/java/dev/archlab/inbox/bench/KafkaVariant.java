@@ -12,12 +12,23 @@ enum KafkaVariant {
   BARE_RECORD("bare-record", false, null),
   /** {@code ConsumeMode.perMessage}: a claim committed first, then the row and DONE in one. */
   INBOX_PER_MESSAGE("inbox-per-message", false, BARE_RECORD),
-  /** {@code ConsumeMode.oneCommit}: the claim (inserted DONE) and the row in one transaction. */
+  /**
+   * {@code ConsumeMode.oneCommit} as the loop runs it by default: a poll's records of a partition
+   * as one one-commit batch (one multi-row claim inserted DONE, the handler's row per record, one
+   * commit).
+   */
   INBOX_ONE_COMMIT("inbox-one-commit", false, BARE_RECORD),
+  /** {@code ConsumeMode.oneCommit} with {@code maxRecordsPerCall(1)}: a transaction per record. */
+  INBOX_ONE_COMMIT_SINGLE("inbox-one-commit-single", false, BARE_RECORD),
   /** Plain loop: a poll's rows as one JDBC batch in one transaction; offsets committed per poll. */
   BARE_BATCH("bare-batch", true, null),
-  /** {@code ConsumeMode.batch}: a poll's records of one partition in one transaction. */
-  INBOX_BATCH("inbox-batch", true, BARE_BATCH);
+  /** {@code ConsumeMode.batch}: claims committed first, then the poll's rows and DONE in one. */
+  INBOX_BATCH("inbox-batch", true, BARE_BATCH),
+  /**
+   * {@code ConsumeMode.oneCommit} of a consumer with a batch handler: a poll's records of a
+   * partition as one one-commit batch whose rows go as one JDBC batch, as the bare batch loop's.
+   */
+  INBOX_ONE_COMMIT_BATCH("inbox-one-commit-batch", true, BARE_BATCH);
 
   private final String label;
   private final boolean batch;

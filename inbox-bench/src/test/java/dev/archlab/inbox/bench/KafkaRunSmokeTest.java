@@ -29,6 +29,7 @@ class KafkaRunSmokeTest {
             new KafkaRun.Case(KafkaVariant.INBOX_ONE_COMMIT, 1),
             new KafkaRun.Case(KafkaVariant.BARE_BATCH, 1),
             new KafkaRun.Case(KafkaVariant.INBOX_BATCH, 1),
+            new KafkaRun.Case(KafkaVariant.INBOX_ONE_COMMIT_BATCH, 1),
             // Dedup holds under any rebalance, so two processes may join in any order.
             new KafkaRun.Case(KafkaVariant.INBOX_ONE_COMMIT, 2));
     // 50 records a poll: the batch topic takes several polls, and both loops commit each one.
