@@ -1,7 +1,9 @@
 package dev.archlab.inbox.kafka;
 
+import dev.archlab.inbox.InvalidConfigurationException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -9,6 +11,7 @@ import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.Header;
 
 /**
@@ -40,6 +43,26 @@ final class DeadLetterPublisher {
 
   String topicFor(String topic) {
     return topicOf.apply(topic);
+  }
+
+  /**
+   * Checks that the dead-letter topic of each of {@code topics} exists and can be written.
+   *
+   * @throws InvalidConfigurationException naming the first that cannot
+   */
+  void requireWritable(List<String> topics) {
+    for (String topic : topics) {
+      String dlt = topicFor(topic);
+      try {
+        if (producer.partitionsFor(dlt).isEmpty()) {
+          throw new InvalidConfigurationException(
+              "dead-letter topic '" + dlt + "' has no partitions");
+        }
+      } catch (KafkaException e) {
+        throw new InvalidConfigurationException(
+            "dead-letter topic '" + dlt + "' for topic '" + topic + "' cannot be written: " + e);
+      }
+    }
   }
 
   /**

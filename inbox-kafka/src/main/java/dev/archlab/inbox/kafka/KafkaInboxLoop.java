@@ -129,7 +129,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
                 consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       DeadLetterPublisher deadLetters =
           new DeadLetterPublisher(producer, deadLetterTopic, deadLetterTimeout);
-      requireWritableDeadLetterTopics(producer);
+      deadLetters.requireWritable(topics);
       consumer = kafka;
       PartitionRun.LoopParts parts =
           new PartitionRun.LoopParts(mode, ids, deadLetters, listener, errorBackoff);
@@ -299,21 +299,6 @@ public final class KafkaInboxLoop implements AutoCloseable {
       s.stop = true;
     }
     applyProgress(true);
-  }
-
-  private void requireWritableDeadLetterTopics(KafkaProducer<byte[], byte[]> producer) {
-    for (String topic : topics) {
-      String dlt = deadLetterTopic.apply(topic);
-      try {
-        if (producer.partitionsFor(dlt).isEmpty()) {
-          throw new InvalidConfigurationException(
-              "dead-letter topic '" + dlt + "' has no partitions");
-        }
-      } catch (KafkaException e) {
-        throw new InvalidConfigurationException(
-            "dead-letter topic '" + dlt + "' for topic '" + topic + "' cannot be written: " + e);
-      }
-    }
   }
 
   /**

@@ -122,6 +122,10 @@ class PartitionEventsTest {
         Await.until("partition 0 committed to its end", kafka::allCommitted);
         assertThat(paused.count()).isZero();
         assertThat(paused.partitions()).isEmpty();
+        // Every pause was on the held message: its time is counted as IN_FLIGHT and only there.
+        assertThat(paused.pausedTime(PausedPartitions.Reason.IN_FLIGHT)).isPositive();
+        assertThat(paused.pausedTime(PausedPartitions.Reason.FAILED)).isZero();
+        assertThat(paused.pausedTime(PausedPartitions.Reason.ERROR)).isZero();
         List<String> p0Events = events.get(p0);
         assertThat(p0Events.get(p0Events.size() - 1)).isEqualTo("resumed");
         // Every pause was followed by a resume, and every pause was at the held record.

@@ -383,10 +383,9 @@ public class Statements {
   }
 
   /**
-   * Inserts, in one statement, a record for every request (one consumer) whose key is absent and
-   * returns those: PROCESSING under the request's lease, or ({@code done}) DONE with no lease.
-   * {@code prefix} (a lock timeout, or empty) goes in front. Only if {@link
-   * #supportsBatchInsert()}.
+   * Inserts in one statement a record for each request (one consumer) whose key is absent, and
+   * returns those: PROCESSING under its lease, or ({@code done}) DONE with no lease. {@code prefix}
+   * (a lock timeout, or empty) goes in front. Only if {@link #supportsBatchInsert()}.
    */
   public List<InboxRecord> batchInsertIfAbsent(
       Connection c, List<BeginRequest> requests, boolean done, String prefix) throws SQLException {
