@@ -16,7 +16,7 @@ import java.util.Map;
  * java -jar inbox-bench.jar all    [--profile quick|full] [options]   everything, then the report
  * java -jar inbox-bench.jar load   [options]                          JDBC load harness only
  * java -jar inbox-bench.jar scale  [options]                          scale runs only
- * java -jar inbox-bench.jar rabbitmq [--rabbit-records N]             RabbitMQ consumer throughput
+ * java -jar inbox-bench.jar rabbitmq [--rabbit-records N] [--rabbit-rounds R]  RabbitMQ throughput
  * java -jar inbox-bench.jar redis  [--profile quick|full] [options]   Redis store against its peers
  * java -jar inbox-bench.jar memory [--profile quick|full]             JMH memory benchmark to CSV
  * java -jar inbox-bench.jar kafka  [--profile quick|full] [options]   Kafka loops on a real broker
@@ -100,7 +100,11 @@ public final class BenchMain {
       case "rabbitmq":
         // Its own runner (a RabbitMQ server and PostgreSQL of its own); N records, output dir.
         RabbitThroughput.main(
-            new String[] {o.getOrDefault("rabbit-records", "20000"), out.toString()});
+            new String[] {
+              o.getOrDefault("rabbit-records", "20000"),
+              out.toString(),
+              o.getOrDefault("rabbit-rounds", "5")
+            });
         break;
       case "redis":
         try (BenchDatabase db = BenchDatabase.start()) {

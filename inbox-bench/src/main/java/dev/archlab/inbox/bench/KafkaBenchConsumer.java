@@ -129,6 +129,8 @@ public final class KafkaBenchConsumer {
       case BARE_RECORD:
       case BARE_BATCH:
         return new BareLoop(pool, props, topic, variant == KafkaVariant.BARE_BATCH);
+      case FLOOR_ONE_COMMIT:
+        return new KafkaFloorLoop(pool, props, topic);
       case INBOX_PER_MESSAGE:
       case INBOX_ONE_COMMIT:
       case INBOX_ONE_COMMIT_SINGLE:

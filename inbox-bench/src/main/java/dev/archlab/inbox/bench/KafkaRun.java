@@ -113,6 +113,7 @@ final class KafkaRun {
           new Case(KafkaVariant.INBOX_PER_MESSAGE, 1),
           new Case(KafkaVariant.INBOX_ONE_COMMIT, 1),
           new Case(KafkaVariant.INBOX_ONE_COMMIT_SINGLE, 1),
+          new Case(KafkaVariant.FLOOR_ONE_COMMIT, 1),
           new Case(KafkaVariant.BARE_BATCH, 1),
           new Case(KafkaVariant.INBOX_BATCH, 1),
           new Case(KafkaVariant.INBOX_ONE_COMMIT_BATCH, 1),

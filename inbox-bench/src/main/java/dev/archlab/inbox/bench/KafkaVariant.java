@@ -18,6 +18,11 @@ enum KafkaVariant {
    * commit).
    */
   INBOX_ONE_COMMIT("inbox-one-commit", false, BARE_RECORD),
+  /**
+   * The raw-SQL floor of {@link #INBOX_ONE_COMMIT}: the same statements (multi-row claim, a row per
+   * new record, one commit per partition and poll) from a bare loop ({@link KafkaFloorLoop}).
+   */
+  FLOOR_ONE_COMMIT("floor-one-commit", false, BARE_RECORD),
   /** {@code ConsumeMode.oneCommit} with {@code maxRecordsPerCall(1)}: a transaction per record. */
   INBOX_ONE_COMMIT_SINGLE("inbox-one-commit-single", false, BARE_RECORD),
   /** Plain loop: a poll's rows as one JDBC batch in one transaction; offsets committed per poll. */

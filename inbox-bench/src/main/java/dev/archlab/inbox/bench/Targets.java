@@ -150,6 +150,15 @@ final class Targets {
     kafkaRatio(
         out,
         rounds,
+        "kafka one-commit loop >= 0.9x its raw-SQL floor",
+        "inbox-one-commit",
+        1,
+        "floor-one-commit",
+        1,
+        0.9);
+    kafkaRatio(
+        out,
+        rounds,
         "kafka per-message >= 0.5x bare per-record loop",
         "inbox-per-message",
         1,

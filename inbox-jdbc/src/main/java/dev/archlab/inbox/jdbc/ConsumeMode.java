@@ -59,6 +59,21 @@ public interface ConsumeMode {
   }
 
   /**
+   * This mode as a loop that need not keep delivery order across messages (a RabbitMQ queue, where
+   * a retried message goes round the retry queue anyway) runs it when it may hand over up to {@code
+   * maxMessages} messages per call. The one-commit mode becomes one-commit batches ({@link
+   * OneCommitConsumer#consumeBatch}), every message answered; the other modes return themselves.
+   *
+   * @param maxMessages most messages per call, at least 1; 1 returns this mode
+   * @return the mode to run
+   * @throws InvalidConfigurationException if {@code maxMessages} is below 1
+   */
+  default ConsumeMode batchesOf(int maxMessages) {
+    requireBatchSize(maxMessages);
+    return this;
+  }
+
+  /**
    * Each delivery through {@link IdempotentConsumer#consume}.
    *
    * @param consumer the consumer
@@ -99,6 +114,12 @@ public interface ConsumeMode {
       public ConsumeMode inOrderBatchesOf(int maxMessages) {
         requireBatchSize(maxMessages);
         return maxMessages == 1 ? this : of(consumer.name(), maxMessages, consumer::consumeInOrder);
+      }
+
+      @Override
+      public ConsumeMode batchesOf(int maxMessages) {
+        requireBatchSize(maxMessages);
+        return maxMessages == 1 ? this : of(consumer.name(), maxMessages, consumer::consumeBatch);
       }
     };
   }

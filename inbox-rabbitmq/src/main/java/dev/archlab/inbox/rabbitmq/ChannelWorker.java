@@ -37,6 +37,7 @@ final class ChannelWorker implements Runnable {
   /** What every worker of one consumer shares. */
   record Parts(
       ConsumeMode mode,
+      Duration linger,
       MessageIdSource ids,
       MissingIdAction missingId,
       RabbitTopology topology,
@@ -105,7 +106,7 @@ final class ChannelWorker implements Runnable {
         }
         batch.clear();
         batch.add(first);
-        arrived.drainTo(batch, parts.mode().maxBatch() - 1);
+        fill(batch);
         process(batch);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -115,6 +116,28 @@ final class ChannelWorker implements Runnable {
         LOG.log(Level.ERROR, "channel worker failed; continuing", e);
         pause(parts.errorBackoff());
       }
+    }
+  }
+
+  /**
+   * Adds what has arrived, up to the mode's batch size; with a linger, waits up to that long for a
+   * full batch.
+   */
+  private void fill(List<Delivery> batch) throws InterruptedException {
+    int max = parts.mode().maxBatch();
+    arrived.drainTo(batch, max - batch.size());
+    long deadline = System.nanoTime() + parts.linger().toNanos();
+    while (batch.size() < max && !stopping) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return;
+      }
+      Delivery next = arrived.poll(left, TimeUnit.NANOSECONDS);
+      if (next == null) {
+        return;
+      }
+      batch.add(next);
+      arrived.drainTo(batch, max - batch.size());
     }
   }
 
@@ -273,14 +296,20 @@ final class ChannelWorker implements Runnable {
    * on a channel that was lost meanwhile is dropped by the client; the broker redelivers.
    */
   private void acknowledge(List<Settled> settled) {
-    boolean allAcked = settled.stream().allMatch(s -> s.ack);
+    int acked = 0;
+    while (acked < settled.size() && settled.get(acked).ack) {
+      acked++;
+    }
     try {
-      if (allAcked) {
-        long last = settled.get(settled.size() - 1).delivery.getEnvelope().getDeliveryTag();
-        channel.basicAck(last, settled.size() > 1);
-      } else {
+      if (acked > 0) {
+        // One ack for the settled run up to the first delivery that is not: multiple covers
+        // every earlier tag of this channel, and those are all settled.
+        long last = settled.get(acked - 1).delivery.getEnvelope().getDeliveryTag();
+        channel.basicAck(last, acked > 1);
+      }
+      if (acked < settled.size()) {
         pause(parts.errorBackoff());
-        for (Settled s : settled) {
+        for (Settled s : settled.subList(acked, settled.size())) {
           long tag = s.delivery.getEnvelope().getDeliveryTag();
           if (s.ack) {
             channel.basicAck(tag, false);

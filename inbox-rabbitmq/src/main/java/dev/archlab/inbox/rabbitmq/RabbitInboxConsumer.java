@@ -61,7 +61,11 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     this.factory = b.factory;
     this.parts =
         new ChannelWorker.Parts(
-            b.mode,
+            b.mode.batchesOf(
+                b.maxDeliveriesPerCall == null
+                    ? b.prefetch
+                    : Math.min(b.maxDeliveriesPerCall, b.prefetch)),
+            b.linger,
             b.ids,
             b.missingId,
             b.topology,
@@ -187,6 +191,8 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     private RabbitInboxListener listener = RabbitInboxListener.none();
     private int consumers = 1;
     private Integer prefetch;
+    private Integer maxDeliveriesPerCall;
+    private Duration linger = Duration.ZERO;
     private boolean automaticRecovery = true;
     private Duration networkRecoveryInterval = Duration.ofSeconds(1);
     private boolean declareTopology = true;
@@ -263,6 +269,43 @@ public final class RabbitInboxConsumer implements AutoCloseable {
             "prefetch must be between 1 and 65535, was " + prefetch);
       }
       this.prefetch = prefetch;
+      return this;
+    }
+
+    /**
+     * Most deliveries of one channel consumed in one call of a one-commit mode ({@link
+     * ConsumeMode#oneCommit}): they form one transaction ({@link
+     * dev.archlab.inbox.jdbc.OneCommitConsumer#consumeBatch}: one multi-row claim, the handler once
+     * per new message, one commit), each delivery settled as if alone. 1 turns the grouping off.
+     * The per-message mode always runs one delivery per call; the batch mode keeps its own size.
+     *
+     * @param max at least 1; default: the prefetch, what one channel can hold unacked
+     * @return this builder
+     * @throws InvalidConfigurationException if below 1
+     */
+    public Builder maxDeliveriesPerCall(int max) {
+      if (max < 1) {
+        throw new InvalidConfigurationException("maxDeliveriesPerCall must be >= 1, was " + max);
+      }
+      this.maxDeliveriesPerCall = max;
+      return this;
+    }
+
+    /**
+     * How long a worker that took a delivery waits for more to arrive before it consumes what it
+     * has, while fewer than a full call's worth wait: a little latency for fuller batches when
+     * messages trickle in. Zero consumes at once what has arrived.
+     *
+     * @param d zero or positive; default zero
+     * @return this builder
+     * @throws InvalidConfigurationException if negative
+     */
+    public Builder linger(Duration d) {
+      Objects.requireNonNull(d, "linger");
+      if (d.isNegative()) {
+        throw new InvalidConfigurationException("linger must not be negative, was " + d);
+      }
+      this.linger = d;
       return this;
     }
 
