@@ -23,10 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * One consumer process of the Kafka run: one {@link KafkaVariant} with one worker thread, its own
@@ -237,47 +234,18 @@ public final class KafkaBenchConsumer {
    * record, each row is its own autocommit insert; as a batch, the poll's rows are one transaction.
    * A crash between the rows and the offset commit writes them again on redelivery.
    */
-  private static final class BareLoop implements Loop {
+  private static final class BareLoop extends KafkaPollLoop {
     private final HikariDataSource pool;
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    private final String topic;
     private final boolean batch;
-    private volatile boolean closing;
 
     BareLoop(HikariDataSource pool, Map<String, Object> props, String topic, boolean batch) {
+      super(props, topic);
       this.pool = pool;
-      this.consumer =
-          new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-      this.topic = topic;
       this.batch = batch;
     }
 
     @Override
-    public void run() throws SQLException {
-      try (consumer) {
-        consumer.subscribe(List.of(topic));
-        while (!closing) {
-          ConsumerRecords<byte[], byte[]> records;
-          try {
-            records = consumer.poll(Duration.ofMillis(100));
-          } catch (WakeupException e) {
-            continue; // close() woke the poll
-          }
-          if (records.isEmpty()) {
-            continue;
-          }
-          write(records);
-          try {
-            consumer.commitSync();
-          } catch (WakeupException e) {
-            // close() landed on the commit: its records come again to the next member, which
-            // is what at-least-once means; the run is over either way.
-          }
-        }
-      }
-    }
-
-    private void write(ConsumerRecords<byte[], byte[]> records) throws SQLException {
+    void write(ConsumerRecords<byte[], byte[]> records) throws SQLException {
       try (Connection c = pool.getConnection()) {
         if (!batch) {
           for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -308,12 +276,6 @@ public final class KafkaBenchConsumer {
         throw new IllegalStateException("record without " + KafkaRun.ID_HEADER + ": " + r);
       }
       return new String(h.value(), StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public void close() {
-      closing = true;
-      consumer.wakeup();
     }
   }
 }

@@ -6,18 +6,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The raw-SQL floor of the Kafka loop's one-commit shape: the statements {@code KafkaInboxLoop}
@@ -28,7 +24,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * then the poll's offsets are committed. The loop's ratio to this floor is its own overhead:
  * outcomes, listeners, offset tracking, the worker hand-off.
  */
-final class KafkaFloorLoop implements KafkaBenchConsumer.Loop {
+final class KafkaFloorLoop extends KafkaPollLoop {
 
   private static final String CLAIM =
       "INSERT INTO "
@@ -40,40 +36,16 @@ final class KafkaFloorLoop implements KafkaBenchConsumer.Loop {
           + " RETURNING message_id";
 
   private final DataSource pool;
-  private final KafkaConsumer<byte[], byte[]> consumer;
-  private final String topic;
-  private volatile boolean closing;
 
   KafkaFloorLoop(DataSource pool, Map<String, Object> props, String topic) {
+    super(props, topic);
     this.pool = pool;
-    this.consumer =
-        new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    this.topic = topic;
   }
 
   @Override
-  public void run() throws SQLException {
-    try (consumer) {
-      consumer.subscribe(List.of(topic));
-      while (!closing) {
-        ConsumerRecords<byte[], byte[]> records;
-        try {
-          records = consumer.poll(Duration.ofMillis(100));
-        } catch (WakeupException e) {
-          continue; // close() woke the poll
-        }
-        if (records.isEmpty()) {
-          continue;
-        }
-        for (TopicPartition tp : records.partitions()) {
-          write(records.records(tp));
-        }
-        try {
-          consumer.commitSync();
-        } catch (WakeupException e) {
-          // close() landed on the commit: the records come again, answered by the claim.
-        }
-      }
+  void write(ConsumerRecords<byte[], byte[]> records) throws SQLException {
+    for (TopicPartition tp : records.partitions()) {
+      write(records.records(tp));
     }
   }
 
@@ -110,11 +82,5 @@ final class KafkaFloorLoop implements KafkaBenchConsumer.Loop {
         c.setAutoCommit(true);
       }
     }
-  }
-
-  @Override
-  public void close() {
-    closing = true;
-    consumer.wakeup();
   }
 }

@@ -190,42 +190,9 @@ public final class BatchConsumer implements AutoCloseable {
           }
           continue;
         }
-        List<Integer> named = named(ran.failure(), group);
-        if (named != null) {
-          Throwable cause = ran.failure().getCause();
-          for (int i : named) {
-            fail(i, cause instanceof Exception e ? e : ran.failure());
-          }
-          List<Integer> rest = new ArrayList<>(group);
-          rest.removeAll(named);
-          if (!rest.isEmpty()) {
-            pending.push(List.copyOf(rest));
-          }
-        } else if (group.size() == 1) {
-          fail(group.get(0), ran.failure());
-        } else {
-          int half = (group.size() + 1) / 2;
-          pending.push(List.copyOf(group.subList(half, group.size())));
-          pending.push(List.copyOf(group.subList(0, half)));
-        }
+        FailureIsolation.isolate(
+            ran.failure(), group, i -> messages.get(i).id(), false, this::fail, pending);
       }
-    }
-
-    /**
-     * The positions of the messages a {@link BatchItemFailedException} names, or null if {@code
-     * failure} names none or names an id outside {@code group} (then it counts as unnamed).
-     */
-    private List<Integer> named(Exception failure, List<Integer> group) {
-      if (!(failure instanceof BatchItemFailedException items)) {
-        return null;
-      }
-      List<Integer> named = new ArrayList<>();
-      for (int i : group) {
-        if (items.failedMessageIds().contains(messages.get(i).id())) {
-          named.add(i);
-        }
-      }
-      return named.size() == items.failedMessageIds().size() ? named : null;
     }
 
     private void fail(int i, Exception failure) {

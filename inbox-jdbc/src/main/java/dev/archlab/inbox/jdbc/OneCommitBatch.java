@@ -178,42 +178,10 @@ final class OneCommitBatch {
           }
           continue;
         }
-        List<Integer> named = named(ran.failure(), group);
-        if (named != null && inOrder) {
-          named = List.of(named.get(0)); // single calls in order would stop at the first
-        }
-        if (named != null) {
-          Throwable cause = ran.failure().getCause();
-          for (int i : named) {
-            fail(i, cause instanceof Exception e ? e : ran.failure());
-          }
-          List<Integer> rest = new ArrayList<>(group);
-          rest.removeAll(named);
-          if (!rest.isEmpty()) {
-            pending.push(List.copyOf(rest));
-          }
-        } else if (group.size() == 1) {
-          fail(group.get(0), ran.failure());
-        } else {
-          int half = (group.size() + 1) / 2;
-          pending.push(List.copyOf(group.subList(half, group.size())));
-          pending.push(List.copyOf(group.subList(0, half)));
-        }
+        // In order, single calls would stop at the first failing message.
+        FailureIsolation.isolate(
+            ran.failure(), group, i -> input.message(i).id(), inOrder, this::fail, pending);
       }
-    }
-
-    /** The positions a {@link BatchItemFailedException} names, or null (then it is unnamed). */
-    private List<Integer> named(Exception failure, List<Integer> group) {
-      if (!(failure instanceof BatchItemFailedException items)) {
-        return null;
-      }
-      List<Integer> named = new ArrayList<>();
-      for (int i : group) {
-        if (items.failedMessageIds().contains(input.message(i).id())) {
-          named.add(i);
-        }
-      }
-      return named.size() == items.failedMessageIds().size() ? named : null;
     }
 
     /** Records a failed attempt as a single one-commit call does: claim, then fail. */
