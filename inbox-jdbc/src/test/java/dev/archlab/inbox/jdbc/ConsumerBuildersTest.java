@@ -9,6 +9,7 @@ import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.InvalidArgumentException;
+import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.InvalidConsumerNameException;
 import java.time.Clock;
 import java.time.Duration;
@@ -102,5 +103,47 @@ class ConsumerBuildersTest {
     lease.close();
     oneCommit.close();
     batch.close();
+  }
+
+  @Test
+  void aOneCommitConsumerTakesExactlyOneKindOfHandler() {
+    assertThatThrownBy(() -> OneCommitConsumer.builder("neither", store).build())
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining("needs a handler: call handler(...) or batchHandler(...)");
+    assertThatThrownBy(
+            () ->
+                OneCommitConsumer.builder("both", store)
+                    .handler((m, a, c) -> {})
+                    .batchHandler((ms, c) -> {})
+                    .build())
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining("takes handler(...) or batchHandler(...), not both");
+  }
+
+  @Test
+  void modesGroupOnlyWhereTheyCanAndTakeTheBatchConsumersName() {
+    OneCommitConsumer oneCommit =
+        OneCommitConsumer.builder("one-commit", store).handler((m, a, c) -> {}).build();
+    ConsumeMode single = ConsumeMode.oneCommit(oneCommit);
+    assertThat(single.maxBatch()).isEqualTo(1);
+    assertThat(single.inOrderBatchesOf(1)).isSameAs(single);
+    assertThat(single.inOrderBatchesOf(500).maxBatch()).isEqualTo(500);
+    assertThat(single.batchesOf(200).maxBatch()).isEqualTo(200);
+    assertThat(single.batchesOf(200).consumerName()).isEqualTo("one-commit");
+    assertThatThrownBy(() -> single.inOrderBatchesOf(0))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessage("maxBatch must be >= 1, was 0");
+
+    ConsumeMode perMessage =
+        ConsumeMode.perMessage(
+            IdempotentConsumer.builder("lease-mode", store).handler((m, a) -> {}).build());
+    assertThat(perMessage.inOrderBatchesOf(500)).isSameAs(perMessage);
+    assertThat(perMessage.batchesOf(500)).isSameAs(perMessage);
+
+    ConsumeMode batch =
+        ConsumeMode.batch(BatchConsumer.builder("batch", store).handler((ms, c) -> {}).build(), 50);
+    assertThat(batch.consumerName()).isEqualTo("batch");
+    assertThat(batch.maxBatch()).isEqualTo(50);
+    assertThat(batch.inOrderBatchesOf(500)).isSameAs(batch);
   }
 }

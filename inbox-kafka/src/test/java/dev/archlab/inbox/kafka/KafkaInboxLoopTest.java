@@ -394,6 +394,9 @@ class KafkaInboxLoopTest {
     assertThatThrownBy(() -> KafkaInboxLoop.builder(auto, mode).build())
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("at least one topic");
+    assertThatThrownBy(() -> KafkaInboxLoop.builder(auto, mode).maxRecordsPerCall(0))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessage("maxRecordsPerCall must be >= 1, was 0");
     assertThatThrownBy(
             () ->
                 KafkaInboxLoop.builder(auto, mode)

@@ -58,6 +58,10 @@ class ConsumerBuilderTest {
         .hasMessage("maxRetryDelay must be positive, was PT0S");
     b.minRetryDelay(Duration.ofSeconds(5)).maxRetryDelay(Duration.ofSeconds(1));
     assertThatThrownBy(b::build).hasMessageContaining("minRetryDelay (PT5S) must not exceed");
+    assertThatThrownBy(() -> b.maxDeliveriesPerCall(0))
+        .hasMessage("maxDeliveriesPerCall must be >= 1, was 0");
+    assertThatThrownBy(() -> b.linger(Duration.ofMillis(-1)))
+        .hasMessage("linger must not be negative, was PT-0.001S");
     assertThatThrownBy(() -> ConsumeMode.batch(null, 1)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> MessageIdSource.header(" "))
         .isInstanceOf(InvalidConfigurationException.class);
