@@ -1,11 +1,19 @@
 package dev.archlab.inbox;
 
 import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.store.BatchClaims;
+import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.ClaimedEffect;
 import dev.archlab.inbox.store.ConsumeSteps;
 import dev.archlab.inbox.store.InboxStore;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -32,6 +40,8 @@ import java.util.concurrent.TimeUnit;
  * if this consumer created one.
  */
 public final class IdempotentConsumer implements AutoCloseable {
+
+  private static final System.Logger LOG = System.getLogger(IdempotentConsumer.class.getName());
 
   /** Longest consumer name accepted, in UTF-16 characters. */
   public static final int MAX_CONSUMER_NAME_LENGTH = 128;
@@ -137,6 +147,104 @@ public final class IdempotentConsumer implements AutoCloseable {
     BeginResult begun = deliveryStore.begin(settings.beginRequest(message));
     Outcome unclaimed = steps.unclaimed(message, begun);
     return unclaimed != null ? unclaimed : runClaimed(message, begun, deliveryStore);
+  }
+
+  /**
+   * Consumes deliveries in order, as {@link #consume} called once per delivery that stops at the
+   * first delivery that does not finish (IN_FLIGHT, or FAILED with attempts left) would: nothing
+   * after that one runs, so effects keep delivery order (a Kafka partition's offset order). Returns
+   * the outcomes up to and including that delivery (all of them when every one finished).
+   *
+   * <p>On a store that can claim a batch ({@link BatchClaims}, the JDBC store) the new ids are
+   * claimed first, together, with one round trip and one commit; then each delivery runs and is
+   * completed on its own, as in {@link #consume}, so a crash repeats at most the effect that was
+   * running, as ever. The claims of deliveries that did not run (after one that did not finish, or
+   * after an exception) are given back without counting an attempt. A claim that waited in the
+   * batch for more than half its lease is given back and claimed again before its handler runs, so
+   * no handler starts on a lease about to end. A crash between the batch claim and a delivery's
+   * turn leaves that claim PROCESSING until its lease ends, and counts its attempt, as a crash does
+   * in the lease mode. On other stores each delivery is claimed at its turn.
+   *
+   * @param messages the deliveries, in order; may be empty
+   * @return the outcomes of a prefix of {@code messages}, in order
+   * @throws PayloadMismatchException as {@link #consume}; earlier outcomes are lost with it, and
+   *     their deliveries come back DUPLICATE
+   * @throws LeaseLostException as {@link #consume}
+   * @throws StoreUnavailableException as {@link #consume}
+   * @throws InvalidArgumentException if {@code messages} or one of them is null
+   * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
+   */
+  public List<Outcome> consumeInOrder(List<Message> messages) {
+    ArgumentChecks.requireValue(messages, "messages");
+    for (int i = 0; i < messages.size(); i++) {
+      ArgumentChecks.requireValue(messages.get(i), "messages[" + i + "]");
+    }
+    if (closed) {
+      throw new ConsumerClosedException(name);
+    }
+    InboxStore deliveryStore = effect.deliveryStore(store);
+    Map<String, BeginResult> claimed = new HashMap<>();
+    long claimedAt = System.nanoTime();
+    if (messages.size() > 1 && deliveryStore instanceof BatchClaims batch) {
+      Map<String, BeginRequest> distinct = new LinkedHashMap<>();
+      for (Message m : messages) {
+        distinct.putIfAbsent(m.id(), settings.beginRequest(m));
+      }
+      for (BeginResult b : batch.claimNew(List.copyOf(distinct.values()))) {
+        claimed.put(b.record().messageId(), b);
+      }
+    }
+    List<Outcome> outcomes = new ArrayList<>(messages.size());
+    try {
+      for (Message m : messages) {
+        BeginResult pre = claimed.remove(m.id());
+        if (pre != null && System.nanoTime() - claimedAt > config.lease().toNanos() / 2) {
+          ((BatchClaims) deliveryStore).unclaimFirst(List.of(pre.claim()));
+          pre = null; // claimed afresh below, with a whole lease
+        }
+        Outcome outcome;
+        if (pre != null) {
+          outcome = runClaimed(m, pre, deliveryStore);
+        } else {
+          BeginResult begun = deliveryStore.begin(settings.beginRequest(m));
+          Outcome unclaimed = steps.unclaimed(m, begun);
+          outcome = unclaimed != null ? unclaimed : runClaimed(m, begun, deliveryStore);
+        }
+        outcomes.add(outcome);
+        if (outcome.status() == Outcome.Status.IN_FLIGHT
+            || outcome.status() == Outcome.Status.FAILED) {
+          break;
+        }
+      }
+    } finally {
+      giveBack(deliveryStore, claimed.values());
+    }
+    return List.copyOf(outcomes);
+  }
+
+  /**
+   * Gives back the batch's claims whose turn did not come; a failure leaves them to their lease.
+   */
+  private void giveBack(InboxStore deliveryStore, Collection<BeginResult> unused) {
+    if (unused.isEmpty()) {
+      return;
+    }
+    List<Claim> claims = new ArrayList<>();
+    for (BeginResult b : unused) {
+      claims.add(b.claim());
+    }
+    try {
+      ((BatchClaims) deliveryStore).unclaimFirst(claims);
+    } catch (RuntimeException e) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "consumer '"
+              + name
+              + "' could not give back "
+              + claims.size()
+              + " claim(s) that did not run; they are taken over when their lease ends",
+          e);
+    }
   }
 
   /**

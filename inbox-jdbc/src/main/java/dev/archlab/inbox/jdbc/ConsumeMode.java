@@ -44,10 +44,11 @@ public interface ConsumeMode {
 
   /**
    * This mode as a loop that must keep delivery order (a Kafka partition) runs it when it may hand
-   * over up to {@code maxMessages} messages per call. The one-commit mode becomes one-commit
-   * batches ({@link OneCommitConsumer#consumeInOrder}): one transaction for the messages, nothing
-   * consumed after the first that does not finish. The other modes return themselves: the
-   * per-message mode has no batch form and the batch mode keeps its own {@link #maxBatch()}.
+   * over up to {@code maxMessages} messages per call, nothing consumed after the first that does
+   * not finish. The one-commit mode becomes one-commit batches ({@link
+   * OneCommitConsumer#consumeInOrder}: one transaction for the messages); the per-message mode
+   * claims the new ids together, then runs and completes them one by one ({@link
+   * IdempotentConsumer#consumeInOrder}); the batch mode keeps its own {@link #maxBatch()}.
    *
    * @param maxMessages most messages per call, at least 1; 1 returns this mode
    * @return the mode to run
@@ -81,7 +82,29 @@ public interface ConsumeMode {
    */
   static ConsumeMode perMessage(IdempotentConsumer consumer) {
     Objects.requireNonNull(consumer, "consumer");
-    return single(consumer.name(), consumer::consume);
+    ConsumeMode single = single(consumer.name(), consumer::consume);
+    return new ConsumeMode() {
+      @Override
+      public String consumerName() {
+        return consumer.name();
+      }
+
+      @Override
+      public int maxBatch() {
+        return 1;
+      }
+
+      @Override
+      public List<Outcome> consume(List<Message> messages) {
+        return single.consume(messages);
+      }
+
+      @Override
+      public ConsumeMode inOrderBatchesOf(int maxMessages) {
+        requireBatchSize(maxMessages);
+        return maxMessages == 1 ? this : of(consumer.name(), maxMessages, consumer::consumeInOrder);
+      }
+    };
   }
 
   /**

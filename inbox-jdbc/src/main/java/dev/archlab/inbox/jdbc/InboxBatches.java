@@ -10,6 +10,7 @@ import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
 import dev.archlab.inbox.store.RecordStateMachine;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -120,6 +121,42 @@ final class InboxBatches {
       }
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * Claims the ids of {@code requests} (distinct, one consumer) that have no record: one multi-row
+   * insert per chunk where the dialect has one, else one insert each. Returns the new records.
+   */
+  List<InboxRecord> claimNewOn(Connection c, List<BeginRequest> requests) throws SQLException {
+    Statements s = jdbc.statements(c);
+    List<InboxRecord> inserted = new ArrayList<>();
+    for (int from = 0; from < requests.size(); from += MAX_BATCH) {
+      List<BeginRequest> chunk =
+          requests.subList(from, Math.min(requests.size(), from + MAX_BATCH));
+      if (s.supportsBatchInsert()) {
+        inserted.addAll(s.batchInsertIfAbsent(c, chunk, false, ""));
+        continue;
+      }
+      for (BeginRequest r : chunk) {
+        InboxRecord record = rows.tryInsert(c, r);
+        if (record != null) {
+          inserted.add(record);
+        }
+      }
+    }
+    return inserted;
+  }
+
+  /** Deletes each first claim that is still PROCESSING at attempt 1, as one JDBC batch. */
+  void unclaimFirstOn(Connection c, List<Claim> claims) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).unclaimFirst)) {
+      for (Claim claim : claims) {
+        ps.setString(1, claim.consumer());
+        ps.setString(2, claim.messageId());
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
   }
 
   List<BatchCompletion> completeBatchOn(Connection c, List<Claim> claims) throws SQLException {

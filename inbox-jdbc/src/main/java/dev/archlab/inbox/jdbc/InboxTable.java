@@ -95,7 +95,8 @@ final class InboxTable {
     }
   }
 
-  private InboxRecord tryInsert(Connection c, BeginRequest r) throws SQLException {
+  /** Inserts {@code r}'s key as a new PROCESSING claim; the record, or null if the key exists. */
+  InboxRecord tryInsert(Connection c, BeginRequest r) throws SQLException {
     Statements s = jdbc.statements(c);
     try (PreparedStatement ps = c.prepareStatement(s.insert)) {
       ps.setString(1, r.consumer());

@@ -13,13 +13,17 @@ import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.store.BatchClaims;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.InboxStore;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -52,7 +56,7 @@ import javax.sql.DataSource;
  * #transactional(TransactionalHandler)} (DONE and the business write commit together) or use {@link
  * OneCommitConsumer} (claim, business write and DONE in one commit).
  */
-public final class JdbcInboxStore implements InboxStore {
+public final class JdbcInboxStore implements InboxStore, BatchClaims {
 
   private final DataSource dataSource;
   private final TableName table;
@@ -287,6 +291,46 @@ public final class JdbcInboxStore implements InboxStore {
   }
 
   // ---- batches -----------------------------------------------------------------------------
+
+  /**
+   * {@inheritDoc} One multi-row insert per 500 ids on PostgreSQL, MariaDB and SQLite, in autocommit
+   * (one round trip, one commit); one insert per id on one connection on H2 and MySQL.
+   */
+  @Override
+  public List<BeginResult> claimNew(List<BeginRequest> requests) {
+    InboxBatches.requireOneConsumer(requests);
+    if (requests.isEmpty()) {
+      return List.of();
+    }
+    List<InboxRecord> inserted = jdbc.run("claim new", true, c -> batches.claimNewOn(c, requests));
+    Map<String, InboxRecord> byId = new HashMap<>();
+    for (InboxRecord r : inserted) {
+      byId.put(r.messageId(), r);
+    }
+    List<BeginResult> out = new ArrayList<>(inserted.size());
+    for (BeginRequest r : requests) {
+      InboxRecord record = byId.get(r.messageId());
+      if (record != null) {
+        out.add(BeginResult.of(BeginResult.Kind.CLAIMED, record, record.createdAt()));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** {@inheritDoc} One JDBC batch of fenced deletes. */
+  @Override
+  public void unclaimFirst(List<Claim> claims) {
+    if (claims.isEmpty()) {
+      return;
+    }
+    jdbc.run(
+        "unclaim",
+        true,
+        c -> {
+          batches.unclaimFirstOn(c, claims);
+          return null;
+        });
+  }
 
   /**
    * Begins many messages of one consumer at once: new ids are claimed with one multi-row insert and

@@ -137,7 +137,8 @@ class ConsumerBuildersTest {
     ConsumeMode perMessage =
         ConsumeMode.perMessage(
             IdempotentConsumer.builder("lease-mode", store).handler((m, a) -> {}).build());
-    assertThat(perMessage.inOrderBatchesOf(500)).isSameAs(perMessage);
+    assertThat(perMessage.inOrderBatchesOf(1)).isSameAs(perMessage);
+    assertThat(perMessage.inOrderBatchesOf(500).maxBatch()).isEqualTo(500);
     assertThat(perMessage.batchesOf(500)).isSameAs(perMessage);
 
     ConsumeMode batch =

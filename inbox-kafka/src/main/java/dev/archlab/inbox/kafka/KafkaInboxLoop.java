@@ -449,9 +449,11 @@ public final class KafkaInboxLoop implements AutoCloseable {
      * ConsumeMode#oneCommit} they form one transaction ({@link
      * dev.archlab.inbox.jdbc.OneCommitConsumer#consumeInOrder}): one multi-row claim, the handler
      * once per new record, one commit; nothing after a record that does not finish is consumed, so
-     * effects keep offset order. 1 turns the grouping off (one transaction per record). The
-     * per-message mode always runs one record per call; the batch mode keeps its own size. Default
-     * {@value #DEFAULT_MAX_RECORDS_PER_CALL}, Kafka's default {@code max.poll.records}.
+     * effects keep offset order. 1 turns the grouping off (one transaction per record). With {@link
+     * ConsumeMode#perMessage} the records' new ids are claimed together, then each runs and
+     * completes on its own ({@link dev.archlab.inbox.IdempotentConsumer#consumeInOrder}). The batch
+     * mode keeps its own size. Default {@value #DEFAULT_MAX_RECORDS_PER_CALL}, Kafka's default
+     * {@code max.poll.records}.
      */
     public Builder maxRecordsPerCall(int maxRecordsPerCall) {
       if (maxRecordsPerCall < 1) {

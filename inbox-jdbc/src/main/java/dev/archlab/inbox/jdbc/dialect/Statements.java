@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,6 +116,9 @@ public class Statements {
   /** Deletes one DEAD record. Parameters: consumer, message id. */
   public final String retryDeadOne;
 
+  /** Deletes a first claim (attempt 1) whose handler never ran. Parameters: consumer, id. */
+  public final String unclaimFirst;
+
   /** Counts old DONE records. Parameter: before. */
   public final String countPrunableAll;
 
@@ -163,6 +167,7 @@ public class Statements {
     release = releaseSql();
     retryDeadAll = retryDeadSql(false);
     retryDeadOne = retryDeadSql(true);
+    unclaimFirst = "DELETE FROM " + table + KEY + " AND attempts = 1 AND state = 'PROCESSING'";
     countPrunableAll = countPrunableSql(false);
     countPrunableConsumer = countPrunableSql(true);
     countByState = countByStateSql(false);
@@ -488,13 +493,6 @@ public class Statements {
 
   /** {@code count} copies of {@code each}, comma-separated. */
   protected static String placeholders(int count, String each) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < count; i++) {
-      if (i > 0) {
-        sb.append(", ");
-      }
-      sb.append(each);
-    }
-    return sb.toString();
+    return String.join(", ", Collections.nCopies(count, each));
   }
 }
