@@ -129,6 +129,7 @@ public final class KafkaBenchConsumer {
       case FLOOR_ONE_COMMIT:
         return new KafkaFloorLoop(pool, props, topic);
       case INBOX_PER_MESSAGE:
+      case INBOX_PER_MESSAGE_SINGLE:
       case INBOX_ONE_COMMIT:
       case INBOX_ONE_COMMIT_SINGLE:
       case INBOX_BATCH:
@@ -150,6 +151,7 @@ public final class KafkaBenchConsumer {
     ConsumeMode mode;
     switch (variant) {
       case INBOX_PER_MESSAGE:
+      case INBOX_PER_MESSAGE_SINGLE:
         mode =
             ConsumeMode.perMessage(
                 IdempotentConsumer.builder(name, store)
@@ -193,7 +195,11 @@ public final class KafkaBenchConsumer {
             .topics(topic)
             .messageIds(MessageIdSource.header(KafkaRun.ID_HEADER))
             .closeTimeout(Duration.ofSeconds(30))
-            .maxRecordsPerCall(variant == KafkaVariant.INBOX_ONE_COMMIT_SINGLE ? 1 : maxPollRecords)
+            .maxRecordsPerCall(
+                variant == KafkaVariant.INBOX_ONE_COMMIT_SINGLE
+                        || variant == KafkaVariant.INBOX_PER_MESSAGE_SINGLE
+                    ? 1
+                    : maxPollRecords)
             .build();
     return new Loop() {
       @Override

@@ -111,6 +111,7 @@ final class KafkaRun {
       List.of(
           new Case(KafkaVariant.BARE_RECORD, 1),
           new Case(KafkaVariant.INBOX_PER_MESSAGE, 1),
+          new Case(KafkaVariant.INBOX_PER_MESSAGE_SINGLE, 1),
           new Case(KafkaVariant.INBOX_ONE_COMMIT, 1),
           new Case(KafkaVariant.INBOX_ONE_COMMIT_SINGLE, 1),
           new Case(KafkaVariant.FLOOR_ONE_COMMIT, 1),

@@ -10,8 +10,15 @@ package dev.archlab.inbox.bench;
 enum KafkaVariant {
   /** Plain loop: each record's row in its own autocommit insert; offsets committed per poll. */
   BARE_RECORD("bare-record", false, null),
-  /** {@code ConsumeMode.perMessage}: a claim committed first, then the row and DONE in one. */
+  /**
+   * {@code ConsumeMode.perMessage} as the loop runs it by default: a poll's new ids of a partition
+   * claimed in one statement, then each record's row and DONE in a transaction of its own.
+   */
   INBOX_PER_MESSAGE("inbox-per-message", false, BARE_RECORD),
+  /**
+   * {@code ConsumeMode.perMessage} with {@code maxRecordsPerCall(1)}: each record claimed alone.
+   */
+  INBOX_PER_MESSAGE_SINGLE("inbox-per-message-single", false, BARE_RECORD),
   /**
    * {@code ConsumeMode.oneCommit} as the loop runs it by default: a poll's records of a partition
    * as one one-commit batch (one multi-row claim inserted DONE, the handler's row per record, one

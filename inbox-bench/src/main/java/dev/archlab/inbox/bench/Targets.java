@@ -168,6 +168,15 @@ final class Targets {
     kafkaRatio(
         out,
         rounds,
+        "kafka per-message, each record claimed alone vs bare per-record loop (no target)",
+        "inbox-per-message-single",
+        1,
+        "bare-record",
+        1,
+        Double.NaN);
+    kafkaRatio(
+        out,
+        rounds,
         "kafka one-commit, a transaction per record vs bare per-record loop (no target)",
         "inbox-one-commit-single",
         1,
