@@ -82,29 +82,7 @@ public interface ConsumeMode {
    */
   static ConsumeMode perMessage(IdempotentConsumer consumer) {
     Objects.requireNonNull(consumer, "consumer");
-    ConsumeMode single = single(consumer.name(), consumer::consume);
-    return new ConsumeMode() {
-      @Override
-      public String consumerName() {
-        return consumer.name();
-      }
-
-      @Override
-      public int maxBatch() {
-        return 1;
-      }
-
-      @Override
-      public List<Outcome> consume(List<Message> messages) {
-        return single.consume(messages);
-      }
-
-      @Override
-      public ConsumeMode inOrderBatchesOf(int maxMessages) {
-        requireBatchSize(maxMessages);
-        return maxMessages == 1 ? this : of(consumer.name(), maxMessages, consumer::consumeInOrder);
-      }
-    };
+    return groupable(consumer.name(), consumer::consume, consumer::consumeInOrder, null);
   }
 
   /**
@@ -116,35 +94,8 @@ public interface ConsumeMode {
    */
   static ConsumeMode oneCommit(OneCommitConsumer consumer) {
     Objects.requireNonNull(consumer, "consumer");
-    ConsumeMode single = single(consumer.name(), consumer::consume);
-    return new ConsumeMode() {
-      @Override
-      public String consumerName() {
-        return consumer.name();
-      }
-
-      @Override
-      public int maxBatch() {
-        return 1;
-      }
-
-      @Override
-      public List<Outcome> consume(List<Message> messages) {
-        return single.consume(messages);
-      }
-
-      @Override
-      public ConsumeMode inOrderBatchesOf(int maxMessages) {
-        requireBatchSize(maxMessages);
-        return maxMessages == 1 ? this : of(consumer.name(), maxMessages, consumer::consumeInOrder);
-      }
-
-      @Override
-      public ConsumeMode batchesOf(int maxMessages) {
-        requireBatchSize(maxMessages);
-        return maxMessages == 1 ? this : of(consumer.name(), maxMessages, consumer::consumeBatch);
-      }
-    };
+    return groupable(
+        consumer.name(), consumer::consume, consumer::consumeInOrder, consumer::consumeBatch);
   }
 
   /**
@@ -189,7 +140,15 @@ public interface ConsumeMode {
     };
   }
 
-  private static ConsumeMode single(String name, Function<Message, Outcome> consume) {
+  /**
+   * A mode of one message per call that groups when a loop allows it: {@code inOrder} for {@link
+   * #inOrderBatchesOf}, {@code unordered} for {@link #batchesOf} (null: it does not group there).
+   */
+  private static ConsumeMode groupable(
+      String name,
+      Function<Message, Outcome> one,
+      Function<List<Message>, List<Outcome>> inOrder,
+      Function<List<Message>, List<Outcome>> unordered) {
     return new ConsumeMode() {
       @Override
       public String consumerName() {
@@ -203,7 +162,19 @@ public interface ConsumeMode {
 
       @Override
       public List<Outcome> consume(List<Message> messages) {
-        return List.of(consume.apply(messages.get(0)));
+        return List.of(one.apply(messages.get(0)));
+      }
+
+      @Override
+      public ConsumeMode inOrderBatchesOf(int maxMessages) {
+        requireBatchSize(maxMessages);
+        return maxMessages == 1 ? this : of(name, maxMessages, inOrder);
+      }
+
+      @Override
+      public ConsumeMode batchesOf(int maxMessages) {
+        requireBatchSize(maxMessages);
+        return maxMessages == 1 || unordered == null ? this : of(name, maxMessages, unordered);
       }
     };
   }

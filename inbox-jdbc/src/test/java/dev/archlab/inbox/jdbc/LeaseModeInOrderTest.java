@@ -5,19 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
-import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,13 +56,11 @@ class LeaseModeInOrderTest {
     return registered.get();
   }
 
+  SideLedger ledger;
+
   @BeforeEach
   void effectsTable() throws SQLException {
-    try {
-      database().execute("CREATE TABLE " + EFFECTS + " (side VARCHAR(8), message_id VARCHAR(64))");
-    } catch (SQLException exists) {
-      database().execute("DELETE FROM " + EFFECTS);
-    }
+    ledger = new SideLedger(database(), EFFECTS);
   }
 
   /** A store on its own table and a lease-mode consumer writing its effect transactionally. */
@@ -93,30 +88,15 @@ class LeaseModeInOrderTest {
     }
 
     void effect(Connection c, Message m) throws SQLException {
-      try (PreparedStatement ps =
-          c.prepareStatement("INSERT INTO " + EFFECTS + " (side, message_id) VALUES (?, ?)")) {
-        ps.setString(1, tag);
-        ps.setString(2, m.id());
-        ps.executeUpdate();
-      }
+      ledger.book(c, tag, m);
     }
 
     long effects(String id) throws SQLException {
-      return database()
-          .count(
-              "SELECT COUNT(*) FROM "
-                  + EFFECTS
-                  + " WHERE side = '"
-                  + tag
-                  + "' AND message_id = '"
-                  + id
-                  + "'");
+      return ledger.rows(tag, id);
     }
 
     String record(String id) {
-      Optional<InboxRecord> r = store.find(CONSUMER, id);
-      return r.map(x -> x.state() + "/" + x.attempts() + "/" + (x.lastError() != null))
-          .orElse("absent");
+      return SideLedger.describe(store.find(CONSUMER, id));
     }
 
     /** Holds {@code id} under another instance's claim; the claim, or null if not claimed. */
@@ -139,7 +119,7 @@ class LeaseModeInOrderTest {
   }
 
   void playSeed(long seed) throws Exception {
-    database().execute("DELETE FROM " + EFFECTS);
+    ledger.clear();
     Random random = new Random(seed);
     Side batch = new Side("batch", BATCH_TABLE);
     Side single = new Side("single", SINGLE_TABLE);
@@ -179,12 +159,12 @@ class LeaseModeInOrderTest {
       }
       List<String> actual = new ArrayList<>();
       for (Outcome o : batch.consumer.consumeInOrder(messages)) {
-        actual.add(describe(o));
+        actual.add(SideLedger.describe(o));
       }
       List<String> expected = new ArrayList<>();
       for (Message m : messages) {
         Outcome o = single.consumer.consume(m);
-        expected.add(describe(o));
+        expected.add(SideLedger.describe(o));
         if (o.status() == Outcome.Status.IN_FLIGHT || o.status() == Outcome.Status.FAILED) {
           break;
         }
@@ -201,10 +181,6 @@ class LeaseModeInOrderTest {
     for (String id : ids) {
       assertThat(batch.effects(id)).as("business rows of " + id).isEqualTo(single.effects(id));
     }
-  }
-
-  static String describe(Outcome o) {
-    return o.messageId() + ":" + o.status() + "/" + o.attempts();
   }
 
   @Test

@@ -3,17 +3,14 @@ package dev.archlab.inbox.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.archlab.inbox.InboxConfig;
-import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -80,13 +77,11 @@ class OneCommitBatchModelTest {
     return registered.get();
   }
 
+  SideLedger ledger;
+
   @BeforeEach
   void effectsTable() throws SQLException {
-    try {
-      database().execute("CREATE TABLE " + EFFECTS + " (side VARCHAR(8), message_id VARCHAR(64))");
-    } catch (SQLException exists) {
-      database().execute("DELETE FROM " + EFFECTS);
-    }
+    ledger = new SideLedger(database(), EFFECTS);
   }
 
   /** Whether the database can bound a claim's lock wait, so a held id can be met. */
@@ -235,30 +230,15 @@ class OneCommitBatchModelTest {
     }
 
     void effect(Connection c, Message m) throws SQLException {
-      try (PreparedStatement ps =
-          c.prepareStatement("INSERT INTO " + EFFECTS + " (side, message_id) VALUES (?, ?)")) {
-        ps.setString(1, tag);
-        ps.setString(2, m.id());
-        ps.executeUpdate();
-      }
+      ledger.book(c, tag, m);
     }
 
     long effects(String id) throws SQLException {
-      return database()
-          .count(
-              "SELECT COUNT(*) FROM "
-                  + EFFECTS
-                  + " WHERE side = '"
-                  + tag
-                  + "' AND message_id = '"
-                  + id
-                  + "'");
+      return ledger.rows(tag, id);
     }
 
     String record(String id) {
-      Optional<InboxRecord> r = store.find(CONSUMER, id);
-      return r.map(x -> x.state() + "/" + x.attempts() + "/" + (x.lastError() != null))
-          .orElse("absent");
+      return SideLedger.describe(store.find(CONSUMER, id));
     }
 
     /** Holds {@code id}: a second consumer's handler runs for it and waits for {@code release}. */
@@ -279,7 +259,7 @@ class OneCommitBatchModelTest {
   }
 
   void playSeed(HandlerKind kind, boolean inOrder, long seed) throws Exception {
-    database().execute("DELETE FROM " + EFFECTS);
+    ledger.clear();
     Random random = new Random(seed);
     Side batch = new Side("batch", BATCH_TABLE, kind);
     // The reference: single calls with a per-message handler. Batch handlers see no attempt
@@ -338,20 +318,16 @@ class OneCommitBatchModelTest {
     List<String> expected = new ArrayList<>();
     for (Message m : messages) {
       Outcome o = single.consumer.consume(m);
-      expected.add(describe(o));
+      expected.add(SideLedger.describe(o));
       if (inOrder
           && (o.status() == Outcome.Status.IN_FLIGHT || o.status() == Outcome.Status.FAILED)) {
         break;
       }
     }
-    List<String> actual = batched.stream().map(OneCommitBatchModelTest::describe).toList();
+    List<String> actual = batched.stream().map(SideLedger::describe).toList();
     assertThat(actual)
         .as("step %d, batch %s", step, messages.stream().map(Message::id).toList())
         .containsExactlyElementsOf(expected);
     return batched;
-  }
-
-  static String describe(Outcome o) {
-    return o.messageId() + ":" + o.status() + "/" + o.attempts();
   }
 }
