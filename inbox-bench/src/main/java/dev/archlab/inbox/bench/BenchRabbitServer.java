@@ -2,8 +2,6 @@ package dev.archlab.inbox.bench;
 
 import com.rabbitmq.client.ConnectionFactory;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,9 +35,10 @@ final class BenchRabbitServer implements AutoCloseable {
     }
     dir = Files.createTempDirectory("inbox-bench-rabbitmq-");
     Files.writeString(dir.resolve("enabled_plugins"), "[].\n");
-    port = freePort();
-    distPort = freePort();
-    epmdPort = freePort();
+    int[] ports = dev.archlab.inbox.testkit.FreePorts.distinct(3);
+    port = ports[0];
+    distPort = ports[1];
+    epmdPort = ports[2];
     if ("root".equals(System.getProperty("user.name"))) {
       if (new ProcessBuilder("chown", "-R", "nobody:nogroup", dir.toString()).start().waitFor()
           != 0) {
@@ -111,11 +110,5 @@ final class BenchRabbitServer implements AutoCloseable {
     env.put("ERL_EPMD_ADDRESS", "127.0.0.1");
     env.put("RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS", "-kernel inet_dist_use_interface {127,0,0,1}");
     return pb;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -2,8 +2,6 @@ package dev.archlab.inbox.bench;
 
 import java.io.IOException;
 import java.io.Writer;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,8 +65,9 @@ final class KafkaBroker implements AutoCloseable {
       throw new IOException(classpathFile + " does not list the kafka_2.13 jar: rebuild it");
     }
     Path dir = Files.createTempDirectory("inbox-bench-kafka");
-    int brokerPort = freePort();
-    int controllerPort = freePort();
+    int[] ports = dev.archlab.inbox.testkit.FreePorts.distinct(2);
+    int brokerPort = ports[0];
+    int controllerPort = ports[1];
     Path config = dir.resolve("server.properties");
     try (Writer out = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
       serverProperties(dir, brokerPort, controllerPort, groupJoinDelayMs)
@@ -181,12 +180,6 @@ final class KafkaBroker implements AutoCloseable {
 
   static String javaBinary() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 
   @Override

@@ -2,7 +2,6 @@ package dev.archlab.inbox.kafka;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,8 +91,9 @@ public final class KafkaBroker {
 
   private static KafkaBroker start() throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("inbox-kafka-broker");
-    int brokerPort = freePort();
-    int controllerPort = freePort();
+    int[] ports = dev.archlab.inbox.testkit.FreePorts.distinct(2);
+    int brokerPort = ports[0];
+    int controllerPort = ports[1];
     Properties p = new Properties();
     p.setProperty("process.roles", "broker,controller");
     p.setProperty("node.id", "1");
@@ -217,12 +217,6 @@ public final class KafkaBroker {
       paths.sorted(java.util.Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
     } catch (IOException e) {
       // Temp files only; nothing depends on their removal.
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
     }
   }
 }

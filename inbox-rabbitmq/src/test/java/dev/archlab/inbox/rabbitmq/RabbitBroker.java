@@ -5,8 +5,6 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.archlab.inbox.testkit.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -54,9 +52,10 @@ final class RabbitBroker {
     dir = Files.createTempDirectory("inbox-rabbitmq-");
     Files.writeString(dir.resolve("enabled_plugins"), "[].\n");
     node = "inbox" + UUID.randomUUID().toString().substring(0, 8) + "@localhost";
-    port = freePort();
-    distPort = freePort();
-    epmdPort = freePort();
+    int[] ports = dev.archlab.inbox.testkit.FreePorts.distinct(3);
+    port = ports[0];
+    distPort = ports[1];
+    epmdPort = ports[2];
     asUser = nonRootPrefix(dir);
   }
 
@@ -232,12 +231,6 @@ final class RabbitBroker {
 
   static String javaBinary() {
     return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 
   private static void sleep(long ms) {

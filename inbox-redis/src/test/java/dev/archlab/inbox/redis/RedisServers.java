@@ -1,5 +1,6 @@
 package dev.archlab.inbox.redis;
 
+import dev.archlab.inbox.testkit.FreePorts;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -9,7 +10,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -190,7 +190,9 @@ public final class RedisServers {
   static RedisNode start(String name, String... extra) {
     try {
       Path dir = Files.createTempDirectory("inbox-redis-" + name + "-");
-      int port = freePort();
+      boolean cluster = List.of(extra).contains("--cluster-enabled");
+      int[] ports = FreePorts.distinct(cluster ? 2 : 1);
+      int port = ports[0];
       List<String> cmd = new ArrayList<>();
       cmd.add(server().toString());
       cmd.addAll(
@@ -202,8 +204,8 @@ public final class RedisServers {
               "--appendonly", "no",
               "--daemonize", "no",
               "--logfile", dir.resolve("server.log").toString()));
-      if (List.of(extra).contains("--cluster-enabled")) {
-        cmd.addAll(List.of("--cluster-port", Integer.toString(freePort())));
+      if (cluster) {
+        cmd.addAll(List.of("--cluster-port", Integer.toString(ports[1])));
         cmd.addAll(List.of("--cluster-config-file", dir.resolve("nodes.conf").toString()));
       }
       cmd.addAll(List.of(extra));
@@ -351,9 +353,7 @@ public final class RedisServers {
   }
 
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return FreePorts.one();
   }
 
   private static void killAll() {
