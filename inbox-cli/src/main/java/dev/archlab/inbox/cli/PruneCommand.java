@@ -1,7 +1,7 @@
 package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.DedupWindow;
-import dev.archlab.inbox.ui.InboxOperations;
+import dev.archlab.inbox.operator.InboxOperations;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;

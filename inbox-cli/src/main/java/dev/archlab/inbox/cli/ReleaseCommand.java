@@ -2,7 +2,7 @@ package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.ui.InboxOperations;
+import dev.archlab.inbox.operator.InboxOperations;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,7 +1,7 @@
 package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.Identifiers;
-import dev.archlab.inbox.ui.InboxOperations;
+import dev.archlab.inbox.operator.InboxOperations;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,7 +1,7 @@
 package dev.archlab.inbox.cli;
 
-import dev.archlab.inbox.ui.ConsumerOverview;
-import dev.archlab.inbox.ui.InboxOperations;
+import dev.archlab.inbox.operator.ConsumerOverview;
+import dev.archlab.inbox.operator.InboxOperations;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.DedupWindow;
-import dev.archlab.inbox.ui.InboxOperations;
+import dev.archlab.inbox.operator.InboxOperations;
 import dev.archlab.inbox.ui.OperatorUi;
 import dev.archlab.inbox.ui.OperatorUiServer;
 import dev.archlab.inbox.ui.UiSettings;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.ui.JdbcInboxOperations;
+import dev.archlab.inbox.jdbc.JdbcInboxOperations;
 import dev.archlab.inbox.ui.OperatorUi;
 import dev.archlab.inbox.ui.OperatorUiServer;
 import dev.archlab.inbox.ui.OutcomeCounts;

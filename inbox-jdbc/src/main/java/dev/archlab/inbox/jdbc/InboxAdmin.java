@@ -5,6 +5,7 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.jdbc.dialect.Statements;
+import dev.archlab.inbox.operator.ConsumerOverview;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -41,7 +42,7 @@ public final class InboxAdmin {
    * Counts per consumer: records by state, expired leases, the age of the oldest PROCESSING record
    * and DONE records older than {@code retention}, all measured by the database clock.
    */
-  public List<ConsumerStats> stats(Duration retention) {
+  public List<ConsumerOverview> stats(Duration retention) {
     Objects.requireNonNull(retention, "retention");
     return jdbc.run(
         "status",
@@ -54,7 +55,7 @@ public final class InboxAdmin {
             rs.next();
             now = s.dialect.getInstant(rs, "db_now");
           }
-          List<ConsumerStats> out = new ArrayList<>();
+          List<ConsumerOverview> out = new ArrayList<>();
           try (PreparedStatement ps = c.prepareStatement(s.stats)) {
             s.dialect.setInstant(ps, 1, now);
             s.dialect.setInstant(ps, 2, now.minus(retention));
@@ -62,7 +63,7 @@ public final class InboxAdmin {
               while (rs.next()) {
                 Instant oldest = s.dialect.getInstant(rs, "oldest");
                 out.add(
-                    new ConsumerStats(
+                    new ConsumerOverview(
                         rs.getString("consumer"),
                         rs.getLong("processing"),
                         rs.getLong("done"),

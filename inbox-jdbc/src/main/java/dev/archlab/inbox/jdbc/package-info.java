@@ -4,7 +4,8 @@
  * (no pool of its own), and the consumers that need a database: {@link
  * dev.archlab.inbox.jdbc.OneCommitConsumer} (claim, business write and DONE in one commit) and
  * {@link dev.archlab.inbox.jdbc.BatchConsumer} (a broker batch in a constant number of round
- * trips).
+ * trips); {@link dev.archlab.inbox.jdbc.JdbcInboxOperations} is the store-neutral operator
+ * interface on a store's table.
  *
  * <p>What the package guarantees:
  *

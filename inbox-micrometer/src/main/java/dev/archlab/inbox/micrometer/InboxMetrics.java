@@ -23,7 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <pre>{@code
  * InboxMetrics metrics = InboxMetrics.builder()
- *     .stats(JdbcStatsSource.of(store))        // optional: gauges per state, stuck leases, age
+ *     .stats(InboxStatsSource.of(operations)) // optional: gauges per state, stuck leases, age
  *     .statsInterval(Duration.ofSeconds(30))   // at most one store read per 30 s
  *     .consumers("orders")                     // meters from the start, before any event
  *     .build();
@@ -177,7 +177,7 @@ public final class InboxMetrics implements MeterBinder {
      * Where the store gauges (records per state, expired leases, oldest PROCESSING age) are read
      * from; without it there are no gauges.
      *
-     * @param stats the source, such as {@link JdbcStatsSource#of} or {@link
+     * @param stats the source, such as {@link InboxStatsSource#of} or {@link
      *     InboxStatsSource#scanning}
      * @return this builder
      * @throws InvalidArgumentException if {@code stats} is null

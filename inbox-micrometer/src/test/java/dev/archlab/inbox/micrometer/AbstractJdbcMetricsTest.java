@@ -14,6 +14,7 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.jdbc.BatchConsumer;
+import dev.archlab.inbox.jdbc.JdbcInboxOperations;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import dev.archlab.inbox.store.BeginRequest;
@@ -53,7 +54,7 @@ abstract class AbstractJdbcMetricsTest {
     store.createSchemaIfMissing();
     metrics =
         InboxMetrics.builder()
-            .stats(JdbcStatsSource.of(store))
+            .stats(InboxStatsSource.of(new JdbcInboxOperations(store)))
             .statsInterval(Duration.ofMinutes(1))
             .clock(ticker)
             .consumers("orders", "idle")

@@ -2,6 +2,7 @@ package dev.archlab.inbox.ui;
 
 import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.operator.InboxOperations;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -2,6 +2,8 @@ package dev.archlab.inbox.ui;
 
 import dev.archlab.inbox.DedupWindow;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.operator.ConsumerOverview;
+import dev.archlab.inbox.operator.InboxOperations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

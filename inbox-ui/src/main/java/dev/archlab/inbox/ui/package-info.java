@@ -2,9 +2,9 @@
  * The operator web page of Inbox: what an operator needs at 3 a.m. (per consumer counts, stuck
  * leases, dead letters; release, retry-dead and prune) as one framework-neutral request handler.
  *
- * <p>{@link dev.archlab.inbox.ui.InboxOperations} is what the page needs from a store; the {@code
- * inbox} command implements it for JDBC tables and Redis, the Spring Boot starter for the
- * application's store. {@link dev.archlab.inbox.ui.OperatorUi} answers requests ({@link
+ * <p>{@link dev.archlab.inbox.operator.InboxOperations} (in {@code inbox-core}) is what the page
+ * needs from a store; {@code inbox-jdbc} and {@code inbox-redis} implement it, so this module
+ * depends on no store. {@link dev.archlab.inbox.ui.OperatorUi} answers requests ({@link
  * dev.archlab.inbox.ui.UiRequest} to {@link dev.archlab.inbox.ui.UiResponse}), so any HTTP server
  * can carry it; {@link dev.archlab.inbox.ui.OperatorUiServer} serves it with the JDK's own HTTP
  * server. Safety (CSRF token, read-only mode, access token, action log) lives in the handler, so

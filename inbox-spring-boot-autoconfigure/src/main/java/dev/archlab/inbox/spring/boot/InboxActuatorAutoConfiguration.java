@@ -1,6 +1,6 @@
 package dev.archlab.inbox.spring.boot;
 
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.operator.InboxOperations;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,9 +13,9 @@ import org.springframework.context.annotation.Bean;
  * The Actuator endpoint {@code inbox} ({@link InboxEndpoint}), created only when it is available
  * (enabled and exposed, as Actuator decides for every endpoint).
  */
-@AutoConfiguration(after = InboxAutoConfiguration.class)
+@AutoConfiguration(after = {InboxAutoConfiguration.class, InboxRedisAutoConfiguration.class})
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
-@ConditionalOnBean(JdbcInboxStore.class)
+@ConditionalOnBean(InboxOperations.class)
 public class InboxActuatorAutoConfiguration {
 
   /** Creates the auto-configuration; Spring calls it. */
@@ -24,13 +24,13 @@ public class InboxActuatorAutoConfiguration {
   /**
    * The endpoint.
    *
-   * @param store the store it reads and acts on
+   * @param operations the store it reads and acts on
    * @return the endpoint
    */
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
-  public InboxEndpoint inboxEndpoint(JdbcInboxStore store) {
-    return new InboxEndpoint(store);
+  public InboxEndpoint inboxEndpoint(InboxOperations operations) {
+    return new InboxEndpoint(operations);
   }
 }

@@ -1,23 +1,28 @@
 package dev.archlab.inbox.spring.boot;
 
+import dev.archlab.inbox.jdbc.JdbcInboxOperations;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.operator.InboxOperations;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * Auto-configures Inbox on the application's single {@link DataSource}: a {@link JdbcInboxStore}
- * ({@code inbox.table}; the table is created at startup when {@code inbox.create-schema} is true,
- * the default), {@link InboxConsumers} for consumers configured under {@code inbox.consumers.*},
- * and a scheduled {@link InboxPruner} ({@code inbox.prune.*}). Every bean backs off when the
- * application defines its own of the same type.
+ * Auto-configures Inbox on the application's single {@link DataSource} (the JDBC store), unless
+ * {@code inbox.store} names another store: a {@link JdbcInboxStore} ({@code inbox.table}; the table
+ * is created at startup when {@code inbox.create-schema} is true, the default), {@link
+ * InboxConsumers} for consumers configured under {@code inbox.consumers.*}, the {@link
+ * InboxOperations} that the health indicator, endpoint, meters and operator page read, and a
+ * scheduled {@link InboxPruner} ({@code inbox.prune.*}). Every bean backs off when the application
+ * defines its own of the same type. {@link InboxRedisAutoConfiguration} is the Redis counterpart.
  */
 @AutoConfiguration(
     afterName = {
@@ -27,6 +32,7 @@ import org.springframework.transaction.PlatformTransactionManager;
     })
 @ConditionalOnClass(JdbcInboxStore.class)
 @ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnProperty(name = "inbox.store", havingValue = "jdbc", matchIfMissing = true)
 @EnableConfigurationProperties(InboxProperties.class)
 public class InboxAutoConfiguration {
 
@@ -72,6 +78,18 @@ public class InboxAutoConfiguration {
       ObjectProvider<ConsumerObservation> observation) {
     return new InboxConsumers(
         store, properties, transactionManager::getIfUnique, observation::getIfUnique);
+  }
+
+  /**
+   * What operators and monitoring read and do on the store's table.
+   *
+   * @param store the store
+   * @return the operations
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public InboxOperations inboxOperations(JdbcInboxStore store) {
+    return new JdbcInboxOperations(store);
   }
 
   /**

@@ -1,8 +1,6 @@
 package dev.archlab.inbox.spring.boot;
 
 import dev.archlab.inbox.IdempotentConsumer;
-import dev.archlab.inbox.InboxConfig;
-import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.MessageHandler;
 import dev.archlab.inbox.jdbc.BatchConsumer;
@@ -12,11 +10,6 @@ import dev.archlab.inbox.jdbc.TransactionalBatchHandler;
 import dev.archlab.inbox.jdbc.TransactionalHandler;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -26,9 +19,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Builds ready consumers by name, each configured from {@code inbox.consumers.<name>.*} (a name
- * with no settings gets the library defaults), wired to the auto-configured store and, when the
- * application has a {@code MeterRegistry}, to the Inbox meters. Pick the mode by method:
+ * The consumers of the JDBC store: every mode of {@link IdempotentConsumers} and those that write
+ * the effect in the store's database transaction. Pick the mode by method:
  *
  * <ul>
  *   <li>{@link #transactional} — the handler writes through Spring's transaction ({@code
@@ -42,61 +34,29 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>Every consumer built here is closed when the application context closes. Thread-safe.
  */
-public final class InboxConsumers implements AutoCloseable {
+public final class InboxConsumers extends IdempotentConsumers {
 
   private final JdbcInboxStore store;
-  private final InboxProperties properties;
   private final Supplier<PlatformTransactionManager> transactionManager;
-  private final Supplier<ConsumerObservation> observation;
-  private final List<AutoCloseable> built = new ArrayList<>();
-  private final Map<String, InboxConfig> configs = new LinkedHashMap<>();
 
   InboxConsumers(
       JdbcInboxStore store,
       InboxProperties properties,
       Supplier<PlatformTransactionManager> transactionManager,
       Supplier<ConsumerObservation> observation) {
-    this.store = Objects.requireNonNull(store, "store");
-    this.properties = Objects.requireNonNull(properties, "properties");
+    super(store, properties, observation);
+    this.store = store;
     this.transactionManager = transactionManager;
-    this.observation = observation;
-    for (String name : properties.getConsumers().keySet()) {
-      // Validate every configured consumer at startup, not at its first use.
-      configs.put(name, properties.configFor(name));
-    }
   }
 
   /**
    * The store every consumer here uses.
    *
-   * @return the auto-configured (or user-defined) store
+   * @return the auto-configured (or user-defined) JDBC store
    */
+  @Override
   public JdbcInboxStore store() {
     return store;
-  }
-
-  /**
-   * The configuration consumer {@code name} gets: its {@code inbox.consumers.<name>.*} settings
-   * over the defaults.
-   *
-   * @param name the consumer name
-   * @return its validated configuration
-   */
-  public InboxConfig config(String name) {
-    synchronized (configs) {
-      return configs.computeIfAbsent(name, properties::configFor);
-    }
-  }
-
-  /**
-   * The configuration of every consumer configured in properties or built here so far, by name.
-   *
-   * @return a snapshot, in configuration order
-   */
-  public Map<String, InboxConfig> configs() {
-    synchronized (configs) {
-      return Map.copyOf(configs);
-    }
   }
 
   // Whether transactional() can be used: the application has exactly one transaction manager.
@@ -136,20 +96,8 @@ public final class InboxConsumers implements AutoCloseable {
             name,
             consumer,
             new TransactionTemplate(tm),
-            observation.get(),
+            observation(),
             store.dialect().oneWriterAtATime()));
-  }
-
-  /**
-   * A consumer whose effect is anything outside the store's database; DONE is recorded after the
-   * handler returns.
-   *
-   * @param name the consumer name
-   * @param handler the effect
-   * @return a new consumer, closed with the context
-   */
-  public IdempotentConsumer idempotent(String name, MessageHandler handler) {
-    return register(builder(name).handler(handler).build());
   }
 
   /**
@@ -164,7 +112,7 @@ public final class InboxConsumers implements AutoCloseable {
   public OneCommitConsumer oneCommit(String name, TransactionalHandler handler) {
     OneCommitConsumer.Builder b =
         OneCommitConsumer.builder(name, store).config(config(name)).handler(handler);
-    ConsumerObservation o = observation.get();
+    ConsumerObservation o = observation();
     if (o != null) {
       b.listener(o.listener(name));
     }
@@ -181,39 +129,11 @@ public final class InboxConsumers implements AutoCloseable {
   public BatchConsumer batch(String name, TransactionalBatchHandler handler) {
     BatchConsumer.Builder b =
         BatchConsumer.builder(name, store).config(config(name)).handler(handler);
-    ConsumerObservation o = observation.get();
+    ConsumerObservation o = observation();
     if (o != null) {
       b.listener(o.listener(name));
     }
     return register(b.build());
-  }
-
-  /**
-   * Reports a scheduled prune of consumer {@code name} to its observation, as a consumer's own
-   * {@code pruneExpired()} does, so the prune meters count the scheduled runs too.
-   */
-  void reportPruned(String name, long count, Instant at) {
-    ConsumerObservation o = observation.get();
-    if (o != null) {
-      o.listener(name)
-          .onEvent(new InboxEvent(InboxEvent.Kind.PRUNED, name, null, 0, null, count, at));
-    }
-  }
-
-  private IdempotentConsumer.Builder builder(String name) {
-    IdempotentConsumer.Builder b = IdempotentConsumer.builder(name, store).config(config(name));
-    ConsumerObservation o = observation.get();
-    if (o != null) {
-      b.listener(o.listener(name));
-    }
-    return b;
-  }
-
-  private <T extends AutoCloseable> T register(T consumer) {
-    synchronized (built) {
-      built.add(consumer);
-    }
-    return consumer;
   }
 
   // The connection of the Spring transaction consume() runs in. Refuse to run outside one: a
@@ -229,22 +149,5 @@ public final class InboxConsumers implements AutoCloseable {
     // bound to the transaction until it ends.
     DataSourceUtils.releaseConnection(c, dataSource);
     return c;
-  }
-
-  /** Closes every consumer built here; consumers already closed stay closed. */
-  @Override
-  public void close() {
-    List<AutoCloseable> all;
-    synchronized (built) {
-      all = new ArrayList<>(built);
-      built.clear();
-    }
-    for (AutoCloseable c : all) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        // Closing only stops consuming; one failure must not keep the others open.
-      }
-    }
   }
 }

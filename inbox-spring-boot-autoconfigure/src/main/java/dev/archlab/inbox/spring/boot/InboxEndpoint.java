@@ -4,8 +4,8 @@ import dev.archlab.inbox.DedupWindow;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.jdbc.ConsumerStats;
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.operator.ConsumerOverview;
+import dev.archlab.inbox.operator.InboxOperations;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,8 +20,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The Actuator endpoint {@code inbox}, for operators. Like every Actuator endpoint it is reachable
- * over HTTP only when exposed ({@code management.endpoints.web.exposure.include=inbox}).
+ * The Actuator endpoint {@code inbox}, for operators, on whichever store the application uses (JDBC
+ * or Redis). Like every Actuator endpoint it is reachable over HTTP only when exposed ({@code
+ * management.endpoints.web.exposure.include=inbox}).
  *
  * <ul>
  *   <li>{@code GET /actuator/inbox}: the status table, one row per consumer;
@@ -40,21 +41,21 @@ public final class InboxEndpoint {
 
   private static final int DEFAULT_LIMIT = 100;
 
-  private final JdbcInboxStore store;
+  private final InboxOperations operations;
 
-  InboxEndpoint(JdbcInboxStore store) {
-    this.store = Objects.requireNonNull(store, "store");
+  InboxEndpoint(InboxOperations operations) {
+    this.operations = Objects.requireNonNull(operations, "operations");
   }
 
   /**
    * The status table.
    *
-   * @return the table name and one row of counts per consumer
+   * @return where the records are ({@code store}) and one row of counts per consumer
    */
   @ReadOperation
   public Map<String, Object> status() {
     List<Map<String, Object>> rows = new ArrayList<>();
-    for (ConsumerStats s : store.admin().stats(DedupWindow.DEFAULT.retention())) {
+    for (ConsumerOverview s : operations.stats(DedupWindow.DEFAULT.retention())) {
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("consumer", s.consumer());
       row.put("processing", s.processing());
@@ -66,7 +67,7 @@ public final class InboxEndpoint {
       rows.add(row);
     }
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("table", store.table().value());
+    body.put("store", operations.location());
     body.put("consumers", rows);
     return body;
   }
@@ -86,7 +87,7 @@ public final class InboxEndpoint {
     int max = limit == null ? DEFAULT_LIMIT : limit;
     List<Map<String, Object>> out = new ArrayList<>();
     try {
-      for (InboxRecord r : store.list(parsed, consumer, max)) {
+      for (InboxRecord r : operations.list(parsed, consumer, max)) {
         out.add(view(r));
       }
     } catch (InvalidArgumentException e) {
@@ -120,11 +121,11 @@ public final class InboxEndpoint {
           }
           List<String> released = new ArrayList<>();
           for (String id : ids) {
-            store.admin().release(consumer, id).ifPresent(r -> released.add(r.messageId()));
+            operations.release(consumer, id).ifPresent(r -> released.add(r.messageId()));
           }
           body.put("released", released);
         }
-        case "retry-dead" -> body.put("retried", store.admin().retryDead(consumer, ids));
+        case "retry-dead" -> body.put("retried", operations.retryDead(consumer, ids));
         default -> throw badRequest("unknown action '" + action + "': use release or retry-dead");
       }
     } catch (InvalidArgumentException e) {

@@ -1,6 +1,6 @@
 package dev.archlab.inbox.spring.boot;
 
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.operator.InboxOperations;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -13,9 +13,9 @@ import org.springframework.context.annotation.Bean;
  * The health indicator {@code inbox} ({@link InboxHealthIndicator}) when Spring Boot's health
  * support is on the classpath. Off with {@code management.health.inbox.enabled=false}.
  */
-@AutoConfiguration(after = InboxAutoConfiguration.class)
+@AutoConfiguration(after = {InboxAutoConfiguration.class, InboxRedisAutoConfiguration.class})
 @ConditionalOnClass(HealthIndicator.class)
-@ConditionalOnBean(JdbcInboxStore.class)
+@ConditionalOnBean(InboxOperations.class)
 @ConditionalOnBooleanProperty(name = "management.health.inbox.enabled", matchIfMissing = true)
 public class InboxHealthAutoConfiguration {
 
@@ -25,14 +25,14 @@ public class InboxHealthAutoConfiguration {
   /**
    * The health indicator, named {@code inbox} after its bean name.
    *
-   * @param store the store it checks
+   * @param operations the store it checks
    * @param properties the thresholds under {@code inbox.health.*}
    * @return the indicator
    */
   @Bean(name = "inboxHealthIndicator")
   @ConditionalOnMissingBean(name = "inboxHealthIndicator")
   public InboxHealthIndicator inboxHealthIndicator(
-      JdbcInboxStore store, InboxProperties properties) {
-    return new InboxHealthIndicator(store, properties.getHealth());
+      InboxOperations operations, InboxProperties properties) {
+    return new InboxHealthIndicator(operations, properties.getHealth());
   }
 }

@@ -1,8 +1,8 @@
 package dev.archlab.inbox.spring.boot;
 
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.micrometer.InboxMetrics;
-import dev.archlab.inbox.micrometer.JdbcStatsSource;
+import dev.archlab.inbox.micrometer.InboxStatsSource;
+import dev.archlab.inbox.operator.InboxOperations;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,12 +15,12 @@ import org.springframework.context.annotation.Bean;
  * Registers the Inbox meters (docs/METRICS.md) when Micrometer and {@code inbox-micrometer} are on
  * the classpath: an {@link InboxMetrics} binder, which Spring Boot binds to every {@code
  * MeterRegistry} it manages, with store gauges read at most once per {@code
- * inbox.metrics.stats-interval}, and the observation that {@link InboxConsumers} attaches to the
- * consumers it builds. Off with {@code inbox.metrics.enabled=false}.
+ * inbox.metrics.stats-interval}, and the observation that {@link IdempotentConsumers} attaches to
+ * the consumers it builds. Off with {@code inbox.metrics.enabled=false}.
  */
-@AutoConfiguration(after = InboxAutoConfiguration.class)
+@AutoConfiguration(after = {InboxAutoConfiguration.class, InboxRedisAutoConfiguration.class})
 @ConditionalOnClass({MeterRegistry.class, InboxMetrics.class})
-@ConditionalOnBean(JdbcInboxStore.class)
+@ConditionalOnBean(InboxOperations.class)
 @ConditionalOnBooleanProperty(name = "inbox.metrics.enabled", matchIfMissing = true)
 public class InboxMetricsAutoConfiguration {
 
@@ -30,22 +30,22 @@ public class InboxMetricsAutoConfiguration {
   /**
    * The meters, with gauges for the configured consumers from the start.
    *
-   * @param store the store the gauges read
+   * @param operations the store the gauges read
    * @param properties the {@code inbox.*} settings
    * @return the binder
    */
   @Bean
   @ConditionalOnMissingBean
-  public InboxMetrics inboxMetrics(JdbcInboxStore store, InboxProperties properties) {
+  public InboxMetrics inboxMetrics(InboxOperations operations, InboxProperties properties) {
     return InboxMetrics.builder()
-        .stats(JdbcStatsSource.of(store))
+        .stats(InboxStatsSource.of(operations))
         .statsInterval(properties.getMetrics().getStatsInterval())
         .consumers(properties.getConsumers().keySet().toArray(String[]::new))
         .build();
   }
 
   /**
-   * The observation {@link InboxConsumers} attaches to its consumers.
+   * The observation {@link IdempotentConsumers} attaches to its consumers.
    *
    * @param metrics the meters
    * @return the observation

@@ -18,6 +18,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("inbox")
 public class InboxProperties {
 
+  /**
+   * Which store holds the records: jdbc (the application's DataSource) or redis (inbox.redis.url or
+   * the application's Lettuce client). Unset: jdbc when there is a DataSource, else redis when
+   * there is a Lettuce client bean.
+   */
+  private String store;
+
   /** Name of the inbox table, optionally schema-qualified. */
   private String table = "inbox";
 
@@ -40,6 +47,14 @@ public class InboxProperties {
   private final Kafka kafka = new Kafka();
 
   private final Ui ui = new Ui();
+
+  public String getStore() {
+    return store;
+  }
+
+  public void setStore(String store) {
+    this.store = store;
+  }
 
   public String getTable() {
     return table;

@@ -2,7 +2,7 @@ package dev.archlab.inbox.spring.boot;
 
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InvalidConfigurationException;
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.store.InboxStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -15,30 +15,30 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Deletes, every {@code inbox.prune.interval}, the DONE records past each known consumer's
  * retention (the consumers in {@code inbox.consumers.*} and those built through {@link
- * InboxConsumers}), measured in the database's clock. Runs on one daemon thread of its own, started
- * and stopped with the application context.
+ * IdempotentConsumers}), measured in the store's clock (the database's, or the Redis server's).
+ * Runs on one daemon thread of its own, started and stopped with the application context.
  *
  * <p>Safe on every instance at once: a prune deletes only DONE records older than the retention, in
- * batches of {@code inbox.prune-batch-size} rows per statement, so two instances pruning together
- * delete each row once and never hold long locks. A failed run is logged and the next one runs on
- * schedule.
+ * batches (on JDBC, {@code inbox.prune-batch-size} rows per statement), so two instances pruning
+ * together delete each row once and never hold long locks. A failed run is logged and the next one
+ * runs on schedule.
  */
 public final class InboxPruner implements SmartLifecycle {
 
   private static final Log log = LogFactory.getLog(InboxPruner.class);
 
-  private final JdbcInboxStore store;
-  private final InboxConsumers consumers;
+  private final InboxStore store;
+  private final IdempotentConsumers consumers;
   private final Duration interval;
   private final PruneSchedule schedule;
   private Runnable stopRuns;
 
-  InboxPruner(JdbcInboxStore store, InboxConsumers consumers, Duration interval) {
+  InboxPruner(InboxStore store, IdempotentConsumers consumers, Duration interval) {
     this(store, consumers, interval, PruneSchedule.daemonThread());
   }
 
   InboxPruner(
-      JdbcInboxStore store, InboxConsumers consumers, Duration interval, PruneSchedule schedule) {
+      InboxStore store, IdempotentConsumers consumers, Duration interval, PruneSchedule schedule) {
     this.store = Objects.requireNonNull(store, "store");
     this.consumers = Objects.requireNonNull(consumers, "consumers");
     if (interval == null || interval.isNegative() || interval.isZero()) {

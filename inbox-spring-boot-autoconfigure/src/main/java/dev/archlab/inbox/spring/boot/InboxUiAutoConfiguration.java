@@ -1,8 +1,7 @@
 package dev.archlab.inbox.spring.boot;
 
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.micrometer.InboxMetrics;
-import dev.archlab.inbox.ui.JdbcInboxOperations;
+import dev.archlab.inbox.operator.InboxOperations;
 import dev.archlab.inbox.ui.OperatorUi;
 import dev.archlab.inbox.ui.OutcomeCounts;
 import dev.archlab.inbox.ui.UiSettings;
@@ -25,10 +24,11 @@ import org.springframework.core.env.Environment;
  * The operator page of {@code inbox ui} (module {@code inbox-ui}) served by the application under
  * the Actuator base path, {@code <management.endpoints.web.base-path>/inbox-ui/} ({@code
  * /actuator/inbox-ui/} by default), when {@code inbox.ui.enabled=true}; off by default. Needs a
- * servlet web application, {@code inbox-ui} on the class path and the JDBC store. Its safety rules
- * are the page's own (CSRF token per start, {@code inbox.ui.read-only}, {@code inbox.ui.token});
- * actions are logged through the logger {@code dev.archlab.inbox.ui}. It is served on the
- * application's port, not on a separate management port.
+ * servlet web application, {@code inbox-ui} on the class path and an auto-configured store (JDBC or
+ * Redis: the page reads the {@link InboxOperations} bean). Its safety rules are the page's own
+ * (CSRF token per start, {@code inbox.ui.read-only}, {@code inbox.ui.token}); actions are logged
+ * through the logger {@code dev.archlab.inbox.ui}. It is served on the application's port, not on a
+ * separate management port.
  *
  * <p>When the application has a {@code MeterRegistry} and the Inbox meters ({@link
  * InboxMetricsAutoConfiguration}), the page's chart shows delivery outcomes over time read from the
@@ -36,7 +36,11 @@ import org.springframework.core.env.Environment;
  * events; otherwise it shows the state counts the page samples itself.
  */
 @AutoConfiguration(
-    after = {InboxAutoConfiguration.class, InboxMetricsAutoConfiguration.class},
+    after = {
+      InboxAutoConfiguration.class,
+      InboxRedisAutoConfiguration.class,
+      InboxMetricsAutoConfiguration.class
+    },
     afterName = {
       "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
       "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -44,7 +48,7 @@ import org.springframework.core.env.Environment;
     })
 @ConditionalOnClass({OperatorUi.class, HttpServlet.class, ServletRegistrationBean.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnBean(JdbcInboxStore.class)
+@ConditionalOnBean(InboxOperations.class)
 @ConditionalOnProperty(prefix = "inbox.ui", name = "enabled", havingValue = "true")
 public class InboxUiAutoConfiguration {
 
@@ -56,7 +60,7 @@ public class InboxUiAutoConfiguration {
   /**
    * The page's servlet, mapped under the Actuator base path.
    *
-   * @param store the store it reads and acts on
+   * @param operations the store it reads and acts on
    * @param properties {@code inbox.ui.*}
    * @param environment for {@code management.endpoints.web.base-path}
    * @param outcomes the outcome source for the chart, when the application has the meters
@@ -64,7 +68,7 @@ public class InboxUiAutoConfiguration {
    */
   @Bean
   public ServletRegistrationBean<HttpServlet> inboxUiServlet(
-      JdbcInboxStore store,
+      InboxOperations operations,
       InboxProperties properties,
       Environment environment,
       ObjectProvider<OutcomeCounts> outcomes) {
@@ -83,10 +87,7 @@ public class InboxUiAutoConfiguration {
     ServletRegistrationBean<HttpServlet> registration =
         new ServletRegistrationBean<>(
             new InboxUiServlet(
-                new OperatorUi(
-                    new JdbcInboxOperations(store),
-                    ui,
-                    Optional.ofNullable(outcomes.getIfAvailable()))),
+                new OperatorUi(operations, ui, Optional.ofNullable(outcomes.getIfAvailable()))),
             path,
             path + "/*");
     registration.setName("inboxUi");

@@ -1,8 +1,11 @@
 /**
- * Spring Boot auto-configuration for Inbox: the store on the application's DataSource, {@link
- * dev.archlab.inbox.spring.boot.InboxConsumers} (consumers by name from {@code inbox.consumers.*},
+ * Spring Boot auto-configuration for Inbox: the store (JDBC on the application's DataSource, or
+ * Redis when {@code inbox.store=redis} or a Lettuce client bean says so), {@link
+ * dev.archlab.inbox.spring.boot.IdempotentConsumers} (consumers by name from {@code
+ * inbox.consumers.*}; on JDBC its subclass {@link dev.archlab.inbox.spring.boot.InboxConsumers},
  * including {@link dev.archlab.inbox.spring.boot.SpringTransactionalConsumer}, whose handler writes
  * in the Spring transaction that records DONE), the scheduled prune, the meters, the health
- * indicator and the Actuator endpoint {@code inbox}.
+ * indicator, the Actuator endpoint {@code inbox} and the operator page, the last four reading only
+ * the store's {@link dev.archlab.inbox.operator.InboxOperations}.
  */
 package dev.archlab.inbox.spring.boot;

@@ -17,6 +17,12 @@ import org.junit.jupiter.api.Test;
 class ConfigurationMetadataTest {
 
   private static final String[] PROPERTIES = {
+    "inbox.store",
+    "inbox.redis.url",
+    "inbox.redis.cluster",
+    "inbox.redis.key-prefix",
+    "inbox.redis.buckets",
+    "inbox.redis.retention",
     "inbox.table",
     "inbox.create-schema",
     "inbox.prune-batch-size",

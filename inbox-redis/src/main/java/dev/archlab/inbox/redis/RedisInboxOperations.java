@@ -1,11 +1,10 @@
-package dev.archlab.inbox.cli;
+package dev.archlab.inbox.redis;
 
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.redis.RedisInboxAdmin;
-import dev.archlab.inbox.redis.RedisInboxStore;
-import dev.archlab.inbox.ui.ConsumerOverview;
-import dev.archlab.inbox.ui.InboxOperations;
+import dev.archlab.inbox.operator.ConsumerOverview;
+import dev.archlab.inbox.operator.InboxOperations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,11 +13,14 @@ import java.util.Optional;
 import java.util.function.LongConsumer;
 
 /**
- * The operator commands and page on a {@link RedisInboxStore}. PROCESSING and DEAD counts are exact
- * (those records never expire); DONE counts the records Redis has not expired yet, read page by
- * page. The store's connection is closed by the {@link OperatorStore} that holds it.
+ * The operator operations on a {@link RedisInboxStore}: what the {@code inbox} commands, the
+ * operator page, the store gauges and the Spring Boot health indicator and endpoint read and do on
+ * Redis. PROCESSING and DEAD counts are exact (those records never expire); DONE counts the records
+ * Redis has not expired yet, read page by page, so {@link #stats} costs time in proportion to the
+ * DONE records. Every time is the Redis server's. Owns nothing: closing the store's connection is
+ * its owner's job. Thread-safe, as the store is.
  */
-final class RedisInboxOperations implements InboxOperations {
+public final class RedisInboxOperations implements InboxOperations {
 
   /**
    * Past any record's last update: the cut-off that counts every DONE record. A day past the
@@ -29,7 +31,16 @@ final class RedisInboxOperations implements InboxOperations {
   private final RedisInboxStore store;
   private final RedisInboxAdmin admin;
 
-  RedisInboxOperations(RedisInboxStore store) {
+  /**
+   * Operations on {@code store}'s records.
+   *
+   * @param store the store whose records are read and acted on
+   * @throws InvalidArgumentException if {@code store} is null
+   */
+  public RedisInboxOperations(RedisInboxStore store) {
+    if (store == null) {
+      throw new InvalidArgumentException("store must not be null");
+    }
     this.store = store;
     this.admin = store.admin();
   }

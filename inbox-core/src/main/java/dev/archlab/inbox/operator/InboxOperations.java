@@ -1,4 +1,4 @@
-package dev.archlab.inbox.ui;
+package dev.archlab.inbox.operator;
 
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
@@ -11,7 +11,9 @@ import java.util.function.LongConsumer;
 /**
  * What operators read and do on one store, whatever holds its records (a JDBC table, Redis): the
  * operations behind the {@code inbox} command's status, list, show, release, retry-dead and prune,
- * and behind the operator page. Every time is the store's clock, never this machine's.
+ * the operator page, the Micrometer store gauges and the Spring Boot health indicator and {@code
+ * inbox} endpoint. Every time is the store's clock, never this machine's. Implementations are
+ * thread-safe and own nothing: closing the store's connections is the store owner's job.
  * Implementations throw {@link dev.archlab.inbox.StoreUnavailableException} when the store cannot
  * be reached and {@link dev.archlab.inbox.InvalidArgumentException} for a malformed consumer name
  * or message id.
@@ -33,7 +35,7 @@ public interface InboxOperations {
   Instant currentTime();
 
   /**
-   * One overview per consumer that has records, ordered by name.
+   * One overview per consumer that has records, ordered by name, at most one per name.
    *
    * @param retention the dedup retention, which decides what is past retention
    * @return the overviews; empty when the store holds no records

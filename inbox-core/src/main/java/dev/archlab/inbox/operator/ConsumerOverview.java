@@ -1,4 +1,4 @@
-package dev.archlab.inbox.ui;
+package dev.archlab.inbox.operator;
 
 import dev.archlab.inbox.InboxRecord;
 import java.time.Duration;
@@ -6,7 +6,8 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * One consumer's records at a glance, the same for every store. Immutable.
+ * One consumer's records at a glance, the same for every store: what the {@code inbox status}
+ * command, the operator page, the store gauges and the health indicator show. Immutable.
  *
  * @param consumer the consumer name
  * @param processing records in PROCESSING (running, or waiting for a retry)
@@ -14,7 +15,9 @@ import java.util.Objects;
  * @param dead records in DEAD
  * @param expiredLeases PROCESSING records whose lease or retry time has passed (stuck, if it stays
  *     high)
- * @param oldestProcessingAge how long the oldest PROCESSING record has existed; zero when none
+ * @param oldestProcessingAge how long the oldest PROCESSING record has existed by the store's
+ *     clock; zero when none (a record created while the figures were read may show a slightly
+ *     negative age)
  * @param pastRetention DONE records not updated for the retention, waiting to be pruned
  */
 public record ConsumerOverview(

@@ -1,9 +1,10 @@
-package dev.archlab.inbox.ui;
+package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.jdbc.ConsumerStats;
-import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.operator.ConsumerOverview;
+import dev.archlab.inbox.operator.InboxOperations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -12,10 +13,10 @@ import java.util.function.LongConsumer;
 
 /**
  * The operator operations on a {@link JdbcInboxStore}'s table: each one the store's or its {@link
- * dev.archlab.inbox.jdbc.InboxAdmin}'s call, so the page, the {@code inbox} commands and the Spring
- * Boot endpoint act on the table the same way. Times are the database's. Owns nothing: closing the
- * store's pool is its owner's job. Needs {@code inbox-jdbc} on the class path (an optional
- * dependency of this module). Thread-safe, as the store is.
+ * InboxAdmin}'s call, so the {@code inbox} commands, the operator page, the store gauges and the
+ * Spring Boot health indicator and endpoint act on the table the same way. {@link #stats} is one
+ * aggregate statement; every time is the database's. Owns nothing: closing the store's pool is its
+ * owner's job. Thread-safe, as the store is.
  */
 public final class JdbcInboxOperations implements InboxOperations {
 
@@ -24,10 +25,14 @@ public final class JdbcInboxOperations implements InboxOperations {
   /**
    * Operations on {@code store}'s table.
    *
-   * @param store the store whose table the page reads and acts on
+   * @param store the store whose table is read and acted on
+   * @throws InvalidArgumentException if {@code store} is null
    */
   public JdbcInboxOperations(JdbcInboxStore store) {
-    this.store = java.util.Objects.requireNonNull(store, "store");
+    if (store == null) {
+      throw new InvalidArgumentException("store must not be null");
+    }
+    this.store = store;
   }
 
   @Override
@@ -42,18 +47,7 @@ public final class JdbcInboxOperations implements InboxOperations {
 
   @Override
   public List<ConsumerOverview> stats(Duration retention) {
-    return store.admin().stats(retention).stream().map(JdbcInboxOperations::overview).toList();
-  }
-
-  private static ConsumerOverview overview(ConsumerStats s) {
-    return new ConsumerOverview(
-        s.consumer(),
-        s.processing(),
-        s.done(),
-        s.dead(),
-        s.expiredLeases(),
-        s.oldestProcessingAge(),
-        s.pastRetention());
+    return store.admin().stats(retention);
   }
 
   @Override
