@@ -26,7 +26,7 @@ import java.util.Map;
  *
  * <p>Options (defaults from the profile, {@code quick} unless given): {@code --warmup S}, {@code
  * --duration S}, {@code --rounds N}, {@code --connections 1,4,8}, {@code --systems
- * floor,inbox-single,…}, {@code --count-statements true} (load only: loads {@code
+ * floor,inbox-single,…}, {@code --count-statements true} (load and kafka: loads {@code
  * pg_stat_statements} to count statements per message, at a small cost to every system), {@code
  * --sizes 0,1000000,10000000}, {@code --scale-consumers 4}, {@code --scale-seconds S}, {@code --out
  * inbox-bench/target/bench}, {@code --docs docs}. Kafka: {@code --kafka-records N} (per-record
@@ -78,7 +78,7 @@ public final class BenchMain {
         System.out.println("wrote " + ReportWriter.write(out, docs));
         break;
       case "kafka":
-        try (BenchDatabase db = BenchDatabase.start()) {
+        try (BenchDatabase db = BenchDatabase.start("true".equals(o.get("count-statements")))) {
           KafkaRun.run(db, kafka(o, full, out));
         }
         LoadHarness.printTargets(out);

@@ -1,14 +1,10 @@
 package dev.archlab.inbox.bench;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.List;
 
 /**
  * What a window of work cost, beside its throughput: CPU time of this JVM and of the PostgreSQL
@@ -24,9 +20,6 @@ import java.util.List;
  * are closed (see {@link #read}).
  */
 final class CostMeter {
-
-  /** Clock ticks per second of {@code /proc/<pid>/stat} times: 100 on every Linux we run on. */
-  private static final double TICKS_PER_SECOND = 100.0;
 
   /** Cumulative counters at one moment. */
   record Reading(double jvmCpuSeconds, double serverCpuSeconds, long commits, long statements) {}
@@ -45,6 +38,11 @@ final class CostMeter {
   CostMeter(BenchDatabase db) throws SQLException {
     this.db = db;
     this.postmasterPid = postmasterPid(db);
+  }
+
+  /** The PostgreSQL server's process (the postmaster), or -1 where it could not be found. */
+  long serverPid() {
+    return postmasterPid;
   }
 
   /**
@@ -115,44 +113,7 @@ final class CostMeter {
 
   /** The postmaster's own and reaped children's time, plus every live child's. */
   private double serverCpuSeconds() {
-    long[] master = stat(postmasterPid);
-    if (master == null) {
-      return Double.NaN;
-    }
-    long ticks = master[1] + master[2] + master[3] + master[4];
-    try (var procs = Files.list(Path.of("/proc"))) {
-      for (Path p : (Iterable<Path>) procs::iterator) {
-        String name = p.getFileName().toString();
-        if (!name.chars().allMatch(Character::isDigit)) {
-          continue;
-        }
-        long[] child = stat(Long.parseLong(name));
-        if (child != null && child[0] == postmasterPid) {
-          ticks += child[1] + child[2];
-        }
-      }
-    } catch (IOException e) {
-      return Double.NaN;
-    }
-    return ticks / TICKS_PER_SECOND;
-  }
-
-  /** ppid, utime, stime, cutime, cstime of a process, or null if it is gone or unreadable. */
-  private static long[] stat(long pid) {
-    try {
-      String s = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-      // The command name may hold spaces: the fields start after its closing parenthesis.
-      List<String> f = List.of(s.substring(s.lastIndexOf(')') + 2).trim().split("\\s+"));
-      return new long[] {
-        Long.parseLong(f.get(1)),
-        Long.parseLong(f.get(11)),
-        Long.parseLong(f.get(12)),
-        Long.parseLong(f.get(13)),
-        Long.parseLong(f.get(14))
-      };
-    } catch (IOException | RuntimeException e) {
-      return null;
-    }
+    return postmasterPid < 0 ? Double.NaN : ProcessCpu.treeSeconds(postmasterPid);
   }
 
   /** A backend's parent is the postmaster. */
@@ -161,7 +122,7 @@ final class CostMeter {
         Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
       rs.next();
-      long[] backend = stat(rs.getLong(1));
+      long[] backend = ProcessCpu.stat(rs.getLong(1));
       return backend == null ? -1 : backend[0];
     }
   }

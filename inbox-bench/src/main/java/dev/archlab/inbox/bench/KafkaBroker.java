@@ -206,4 +206,9 @@ final class KafkaBroker implements AutoCloseable {
       // A temporary directory: nothing depends on its removal.
     }
   }
+
+  /** The operating system's id of the process, to read its CPU time. */
+  long pid() {
+    return process.pid();
+  }
 }

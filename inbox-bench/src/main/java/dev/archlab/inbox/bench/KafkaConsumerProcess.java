@@ -98,4 +98,9 @@ final class KafkaConsumerProcess {
       // A temporary file: nothing depends on its removal.
     }
   }
+
+  /** The operating system's id of the process, to read its CPU time. */
+  long pid() {
+    return process.pid();
+  }
 }

@@ -3,8 +3,6 @@ package dev.archlab.inbox.bench;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -12,8 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The Kafka load run: {@code KafkaInboxLoop} in each mode against a bare at-least-once loop of the
@@ -64,7 +60,12 @@ final class KafkaRun {
           "timed_records",
           "seconds",
           "records_per_s",
-          "cpu_busy_pct");
+          "cpu_busy_pct",
+          "client_us_per_record",
+          "server_us_per_record",
+          "broker_us_per_record",
+          "commits_per_record",
+          "statements_per_record");
 
   static final List<String> HEADER =
       List.of(
@@ -79,7 +80,12 @@ final class KafkaRun {
           "ratio_median",
           "ratio_min",
           "ratio_max",
-          "cpu_busy_pct");
+          "cpu_busy_pct",
+          "client_us_per_record",
+          "server_us_per_record",
+          "broker_us_per_record",
+          "commits_per_record",
+          "statements_per_record");
 
   /** A variant with its number of consumer processes. */
   record Case(KafkaVariant variant, int processes) {
@@ -168,14 +174,24 @@ final class KafkaRun {
     }
   }
 
-  /** One case's drain in one round. */
+  /**
+   * One case's drain in one round. The CPU per record of the consumer processes, the database
+   * server and the broker is their CPU time inside the timed window over the records timed; the
+   * commits (and, with {@code --count-statements true}, the statements; else -1) per record are the
+   * server's counts over the whole drain, start-up included, over every record.
+   */
   record Measured(
       long records,
       long effectRows,
       long distinctIds,
       long timedRecords,
       double seconds,
-      double cpuBusyPercent) {
+      double cpuBusyPercent,
+      double clientMicrosPerRecord,
+      double serverMicrosPerRecord,
+      double brokerMicrosPerRecord,
+      double commitsPerRecord,
+      double statementsPerRecord) {
     double recordsPerSecond() {
       return timedRecords / seconds;
     }
@@ -192,6 +208,7 @@ final class KafkaRun {
     String batchTopic = "kbench-batch";
     try (KafkaBroker broker = KafkaBroker.start(s.brokerClasspath(), s.groupJoinDelayMs());
         CpuSampler cpu = CpuSampler.start()) {
+      CostMeter meter = new CostMeter(db);
       broker.createTopics(
           PARTITIONS, recordTopic, recordTopic + ".DLT", batchTopic, batchTopic + ".DLT");
       if (s.cases().stream().anyMatch(c -> !c.variant().batch())) {
@@ -205,7 +222,7 @@ final class KafkaRun {
         for (int i = 0; i < cases.size(); i++) {
           Case c = cases.get((i + round) % cases.size());
           String topic = c.variant().batch() ? batchTopic : recordTopic;
-          Measured m = drain(db, broker, cpu, c, topic, s.recordsOf(c), s);
+          Measured m = KafkaDrain.drain(db, broker, cpu, meter, c, topic, s.recordsOf(c), s);
           results.computeIfAbsent(c, k -> new ArrayList<>()).add(m);
           roundRows.add(
               List.of(
@@ -219,15 +236,25 @@ final class KafkaRun {
                   m.timedRecords(),
                   m.seconds(),
                   m.recordsPerSecond(),
-                  m.cpuBusyPercent()));
+                  m.cpuBusyPercent(),
+                  m.clientMicrosPerRecord(),
+                  m.serverMicrosPerRecord(),
+                  m.brokerMicrosPerRecord(),
+                  m.commitsPerRecord(),
+                  m.statementsPerRecord()));
           System.out.printf(
               Locale.ROOT,
-              "  kafka round %d/%d %-22s %9.0f records/s  cpu %3.0f%%%n",
+              "  kafka round %d/%d %-22s %9.0f records/s  cpu %3.0f%%  µs/record client %.0f"
+                  + " server %.0f broker %.0f  commits/record %.2f%n",
               round + 1,
               s.rounds(),
               c.name(),
               m.recordsPerSecond(),
-              m.cpuBusyPercent());
+              m.cpuBusyPercent(),
+              m.clientMicrosPerRecord(),
+              m.serverMicrosPerRecord(),
+              m.brokerMicrosPerRecord(),
+              m.commitsPerRecord());
         }
       }
     }
@@ -268,7 +295,12 @@ final class KafkaRun {
               ratios.isEmpty() ? Double.NaN : Targets.median(ratios),
               ratios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
               ratios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
-              cpu / e.getValue().size()));
+              cpu / e.getValue().size(),
+              median(e.getValue(), Measured::clientMicrosPerRecord),
+              median(e.getValue(), Measured::serverMicrosPerRecord),
+              median(e.getValue(), Measured::brokerMicrosPerRecord),
+              median(e.getValue(), Measured::commitsPerRecord),
+              median(e.getValue(), Measured::statementsPerRecord)));
       System.out.printf(Locale.ROOT, "%-22s %9.0f records/s (pooled)%n", c.name(), timed / seconds);
     }
     Csv.write(s.outDir().resolve("kafka.csv"), HEADER, rows);
@@ -293,6 +325,12 @@ final class KafkaRun {
             List.of("cores", Runtime.getRuntime().availableProcessors())));
   }
 
+  /** The median over a case's rounds of one per-record cost. */
+  private static double median(
+      List<Measured> rounds, java.util.function.ToDoubleFunction<Measured> cost) {
+    return Targets.median(rounds.stream().map(m -> cost.applyAsDouble(m)).toList());
+  }
+
   private static void createTable(BenchDatabase db) throws SQLException {
     try (Connection c = db.admin().getConnection();
         Statement st = c.createStatement()) {
@@ -303,142 +341,5 @@ final class KafkaRun {
               + " amount BIGINT NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT"
               + " clock_timestamp())");
     }
-  }
-
-  /** One case: empty tables, start its processes, release them, wait for every row, stop. */
-  static Measured drain(
-      BenchDatabase db,
-      KafkaBroker broker,
-      CpuSampler cpu,
-      Case c,
-      String topic,
-      int records,
-      Settings s)
-      throws Exception {
-    db.reset();
-    try (Connection conn = db.admin().getConnection();
-        Statement st = conn.createStatement()) {
-      st.execute("TRUNCATE " + EFFECT_TABLE);
-      st.execute("CHECKPOINT");
-    }
-    String group = "kbench-" + c.variant().label() + "-" + UUID.randomUUID();
-    List<KafkaConsumerProcess> children = new ArrayList<>();
-    try {
-      for (int p = 0; p < c.processes(); p++) {
-        children.add(
-            KafkaConsumerProcess.start(
-                c.variant(), broker, topic, group, db.jdbcUrl(), s.maxPollRecords(), p));
-      }
-      for (KafkaConsumerProcess child : children) {
-        child.awaitReady();
-      }
-      for (KafkaConsumerProcess child : children) {
-        child.send(KafkaBenchConsumer.GO);
-      }
-      // A generous bound that only turns a stuck run into an error; never a measurement.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120 + records / 20);
-      awaitRows(db, records, children, deadline);
-      awaitCommitted(broker, group, topic, records, children, deadline);
-      for (KafkaConsumerProcess child : children) {
-        child.send(KafkaBenchConsumer.STOP);
-      }
-      for (KafkaConsumerProcess child : children) {
-        child.awaitExit();
-      }
-      return measure(db, records, s.warmupFraction(), cpu);
-    } finally {
-      for (KafkaConsumerProcess child : children) {
-        child.kill();
-      }
-    }
-  }
-
-  private static void awaitRows(
-      BenchDatabase db, long records, List<KafkaConsumerProcess> children, long deadline)
-      throws Exception {
-    boolean countReached = false;
-    while (true) {
-      if (!countReached) {
-        countReached = db.count(EFFECT_TABLE) >= records;
-      }
-      if (countReached && distinctIds(db) >= records) {
-        return;
-      }
-      check(children, deadline, "waiting for " + records + " distinct ids in " + EFFECT_TABLE);
-      Thread.sleep(200); // polls the table a few times a second; the clock is the rows' own
-    }
-  }
-
-  private static void awaitCommitted(
-      KafkaBroker broker,
-      String group,
-      String topic,
-      long records,
-      List<KafkaConsumerProcess> children,
-      long deadline)
-      throws Exception {
-    while (KafkaTopics.committed(broker, group, topic) < records) {
-      check(children, deadline, "waiting for group " + group + " to commit " + records);
-      Thread.sleep(100);
-    }
-  }
-
-  private static void check(List<KafkaConsumerProcess> children, long deadline, String what)
-      throws IOException {
-    for (KafkaConsumerProcess child : children) {
-      child.requireAlive();
-    }
-    if (System.nanoTime() - deadline > 0) {
-      StringBuilder logs = new StringBuilder();
-      for (KafkaConsumerProcess child : children) {
-        logs.append('\n').append(child.log());
-      }
-      throw new IllegalStateException("Kafka run stuck " + what + logs);
-    }
-  }
-
-  private static long distinctIds(BenchDatabase db) throws SQLException {
-    try (Connection c = db.admin().getConnection();
-        Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT count(DISTINCT message_id) FROM " + EFFECT_TABLE)) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
-  /**
-   * Rows, ids and the database-clock window from the warm-up rank to the last row, with the CPU use
-   * of that window (the database clock is this machine's wall clock).
-   */
-  static Measured measure(BenchDatabase db, long records, double warmupFraction, CpuSampler cpu)
-      throws SQLException {
-    long rows = db.count(EFFECT_TABLE);
-    long distinct = distinctIds(db);
-    long warm = (long) Math.floor(rows * warmupFraction);
-    double from;
-    double to;
-    try (Connection c = db.admin().getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT EXTRACT(EPOCH FROM (SELECT created_at FROM "
-                    + EFFECT_TABLE
-                    + " ORDER BY created_at OFFSET ? LIMIT 1)), EXTRACT(EPOCH FROM (SELECT"
-                    + " max(created_at) FROM "
-                    + EFFECT_TABLE
-                    + "))")) {
-      ps.setLong(1, warm);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        from = rs.getDouble(1);
-        to = rs.getDouble(2);
-      }
-    }
-    double seconds = to - from;
-    if (!(seconds > 0)) {
-      throw new IllegalStateException(
-          "the timed window of " + rows + " rows is " + seconds + " s: too few records to time");
-    }
-    double busy = cpu.busyPercent((long) Math.floor(from * 1000), (long) Math.ceil(to * 1000));
-    return new Measured(records, rows, distinct, rows - 1 - warm, seconds, busy);
   }
 }

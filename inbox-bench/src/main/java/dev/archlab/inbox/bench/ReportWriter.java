@@ -59,21 +59,37 @@ public final class ReportWriter {
       md.append("- ").append(m.get("key")).append(": ").append(m.get("value")).append('\n');
     }
     md.append(
+        "\nCPU per record is each party's CPU time (from `/proc`) inside the timed window over the"
+            + " records timed: the consumer processes (client), PostgreSQL's postmaster and"
+            + " backends (server), the broker; commits per record are the server's"
+            + " (`pg_stat_database`) over the whole drain. Medians of the rounds.\n");
+    md.append(
         "\n| loop | processes | records | records/s | baseline | ratio (median, range) | CPU busy"
-            + " |\n|---|---:|---:|---:|---|---|---:|\n");
+            + " | client µs/rec | server µs/rec | broker µs/rec | commits/rec |\n"
+            + "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|\n");
     for (Map<String, String> r : kafka) {
       md.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %s | %.0f | %s | %s | %.0f %% |%n",
+              "| %s | %s | %s | %.0f | %s | %s | %.0f %% | %s | %s | %s | %s |%n",
               r.get("system"),
               r.get("processes"),
               r.get("records"),
               Csv.number(r, "records_per_s"),
               baselineCell(r),
               ratioCell(r),
-              Csv.number(r, "cpu_busy_pct")));
+              Csv.number(r, "cpu_busy_pct"),
+              costCell(r, "client_us_per_record", "%.0f"),
+              costCell(r, "server_us_per_record", "%.0f"),
+              costCell(r, "broker_us_per_record", "%.0f"),
+              costCell(r, "commits_per_record", "%.3f")));
     }
+  }
+
+  /** A cost column, or "n/a" where the run did not record it (an older CSV, or no /proc). */
+  private static String costCell(Map<String, String> r, String column, String format) {
+    double v = Csv.number(r, column);
+    return Double.isNaN(v) || v < 0 ? "n/a" : String.format(Locale.ROOT, format, v);
   }
 
   /** The Redis run's command, quoted in its section. */

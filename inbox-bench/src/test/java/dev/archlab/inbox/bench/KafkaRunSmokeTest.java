@@ -54,7 +54,18 @@ class KafkaRunSmokeTest {
       // Timed: from the row at rank floor(10 % of the rows) to the last one.
       assertThat(m.timedRecords()).as(name).isEqualTo(records - 1 - records / 10);
       assertThat(m.seconds()).as(name).isPositive();
+      // Every party's CPU was read (NaN would mean a process or /proc could not be).
+      assertThat(
+              List.of(
+                  m.clientMicrosPerRecord(), m.serverMicrosPerRecord(), m.brokerMicrosPerRecord()))
+          .as(name)
+          .allSatisfy(v -> assertThat(v).isNotNaN().isNotNegative());
+      assertThat(m.commitsPerRecord()).as(name).isPositive();
+      // Statements are counted only with pg_stat_statements loaded, which this run does not.
+      assertThat(m.statementsPerRecord()).as(name).isEqualTo(-1.0);
     }
+    // The bare loop commits each row on its own: at least one commit per record.
+    assertThat(results.get(cases.get(0)).get(0).commitsPerRecord()).isGreaterThanOrEqualTo(1.0);
 
     List<Map<String, String>> rounds = Csv.read(out.resolve("kafka_rounds.csv"));
     assertThat(rounds).hasSize(cases.size());
@@ -78,6 +89,7 @@ class KafkaRunSmokeTest {
     Path report = ReportWriter.write(out, out.resolve("docs"));
     assertThat(Files.readString(report))
         .contains("## Kafka: KafkaInboxLoop against a bare at-least-once loop")
-        .contains("| inbox-one-commit | 2 | 60 |");
+        .contains("| inbox-one-commit | 2 | 60 |")
+        .contains("| client µs/rec | server µs/rec | broker µs/rec | commits/rec |");
   }
 }
