@@ -45,13 +45,33 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Run (after {@code ./mvnw -B package -pl inbox-bench -am -DskipTests}): {@code java -jar
  * inbox-bench/target/inbox-bench.jar rabbitmq [--rabbit-records N] [--rabbit-rounds R] [--out DIR]}
- * (defaults 20000, 5, {@code inbox-bench/target/bench}); writes {@code rabbitmq-throughput.md}.
+ * (defaults 20000, 5, {@code inbox-bench/target/bench}); writes {@code rabbitmq.csv}, which {@code
+ * report} renders as the RabbitMQ section of BENCHMARKS.md.
  */
 public final class RabbitThroughput {
 
   private static final int PREFETCH = 200;
 
   private RabbitThroughput() {}
+
+  /** The run's file, read by {@link ReportWriter} for the RabbitMQ section of BENCHMARKS.md. */
+  static final String CSV = "rabbitmq.csv";
+
+  /** One row per system: medians over the rounds; ratios to the bare consumer of each round. */
+  static final List<String> CSV_HEADER =
+      List.of(
+          "system",
+          "rounds",
+          "messages",
+          "msgs_per_s",
+          "ratio_median",
+          "ratio_min",
+          "ratio_max",
+          "target_ratio");
+
+  /** The targets of issues 17 and 30, as the lowest ratio to the bare consumer; NaN for none. */
+  private static final Map<String, Double> TARGETS =
+      Map.of("bare", Double.NaN, "one-commit", 0.8, "one-commit-single", Double.NaN, "batch", 0.7);
 
   /** The systems of one round, in the order they run; the first is the baseline. */
   static final List<String> SYSTEMS = List.of("bare", "one-commit", "one-commit-single", "batch");
@@ -81,33 +101,23 @@ public final class RabbitThroughput {
         }
       }
     }
-    StringBuilder md = new StringBuilder();
-    md.append(
-        String.format(
-            Locale.ROOT,
-            "%d round(s) of %d messages per system; ratio = median of the per-round ratios to the"
-                + " bare consumer of the same round (range)%n%n",
-            rounds,
-            n));
-    md.append("| system | messages/s (median) | × bare | target |\n");
-    md.append("|---|--:|---|--:|\n");
-    Map<String, String> targets =
-        Map.of("one-commit", "≥ 0.80", "batch", "≥ 0.70", "bare", "–", "one-commit-single", "–");
+    List<List<Object>> rows = new ArrayList<>();
     for (String system : SYSTEMS) {
       List<Double> r = ratios.get(system);
-      md.append(
-          String.format(
-              Locale.ROOT,
-              "| %s | %.0f | %.2f× (%.2f–%.2f) | %s |%n",
+      rows.add(
+          List.of(
               system,
+              rounds,
+              n,
               median(rates.get(system)),
               median(r),
               Collections.min(r),
               Collections.max(r),
-              targets.get(system)));
+              TARGETS.get(system)));
     }
-    Files.writeString(out.resolve("rabbitmq-throughput.md"), md.toString());
-    System.out.print(md);
+    Path csv = out.resolve(CSV);
+    Csv.write(csv, CSV_HEADER, rows);
+    System.out.println("wrote " + csv + " (java -jar inbox-bench.jar report renders it)");
   }
 
   static double median(List<Double> values) {

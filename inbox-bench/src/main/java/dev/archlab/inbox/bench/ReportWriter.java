@@ -11,14 +11,14 @@ import java.util.Map;
 
 /**
  * Turns one run's CSVs ({@code load.csv}, {@code memory.csv}, {@code scale.csv}, {@code
- * machine.csv}, and the Kafka and Redis runs' {@code kafka*.csv} and {@code redis.csv} when
- * present) into {@code docs/BENCHMARKS.md} with the tables, the targets, the chart (copied next to
- * it) and the machine. Only reads what the run wrote, so the document never mixes runs. The
- * hand-written sections live in their own files beside the CSVs and are included as they are, each
- * at a fixed place, so regenerating never drops them: the analysis of the misses ({@value
- * #ANALYSIS}) after the targets, the coalescing measurements ({@value #COALESCING}) after the JDBC
- * load table, and the {@code inbox simulate} timings ({@value #SIMULATE}) at the end. A missing
- * file leaves its section out.
+ * machine.csv}, and the Kafka, RabbitMQ and Redis runs' {@code kafka*.csv}, {@code rabbitmq.csv}
+ * and {@code redis.csv} when present) into {@code docs/BENCHMARKS.md} with the tables, the targets,
+ * the chart (copied next to it) and the machine. Only reads what the run wrote, so the document
+ * never mixes runs. The hand-written sections live in their own files beside the CSVs and are
+ * included as they are, each at a fixed place, so regenerating never drops them: the analysis of
+ * the misses ({@value #ANALYSIS}) after the targets, the coalescing measurements ({@value
+ * #COALESCING}) after the JDBC load table, and the {@code inbox simulate} timings ({@value
+ * #SIMULATE}) at the end. A missing file leaves its section out.
  */
 public final class ReportWriter {
 
@@ -135,6 +135,50 @@ public final class ReportWriter {
               Csv.number(r, "p99_us"),
               baselineCell(r),
               ratioCell(r)));
+    }
+  }
+
+  /** The RabbitMQ run's command, quoted in its section. */
+  static final String RABBITMQ_COMMAND =
+      "flock /tmp/inbox-mvn.lock java -jar inbox-bench/target/inbox-bench.jar rabbitmq"
+          + " --rabbit-records 10000 --rabbit-rounds 5 --out docs/benchmarks && java -jar"
+          + " inbox-bench/target/inbox-bench.jar report --out docs/benchmarks";
+
+  private static void rabbitSection(StringBuilder md, List<Map<String, String>> rabbit) {
+    md.append("\n## RabbitMQ: RabbitInboxConsumer against a bare consumer\n\n");
+    md.append(
+        "A real RabbitMQ server and the PostgreSQL above (fsync on), both started by the run. Each"
+            + " system's queue is filled with the messages (persistent, confirmed) before its"
+            + " consumer starts, on one channel with prefetch 200 and one database connection; every"
+            + " message inserts one business row, and the clock runs until the last row committed"
+            + " (`RabbitThroughput`). `bare`: insert in autocommit, then ack; `one-commit`:"
+            + " `RabbitInboxConsumer` in one-commit mode, the deliveries waiting on the channel as"
+            + " one transaction (the default); `one-commit-single`: the same with"
+            + " `maxDeliveriesPerCall(1)`; `batch`: the lease-mode batch, 100 per call. Ratios are"
+            + " the median of the per-round ratios to the bare consumer of the same round (range"
+            + " beside it).\n\n");
+    md.append("```bash\n").append(RABBITMQ_COMMAND).append("\n```\n\n");
+    md.append(
+        "| system | rounds | messages | msg/s (median) | ratio to bare (median, range) | target"
+            + " |\n|---|---:|---:|---:|---|---|\n");
+    for (Map<String, String> r : rabbit) {
+      double target = Csv.number(r, "target_ratio");
+      double ratio = Csv.number(r, "ratio_median");
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %.0f | %.2f× (%.2f–%.2f) | %s |%n",
+              r.get("system"),
+              r.get("rounds"),
+              r.get("messages"),
+              Csv.number(r, "msgs_per_s"),
+              ratio,
+              Csv.number(r, "ratio_min"),
+              Csv.number(r, "ratio_max"),
+              Double.isNaN(target)
+                  ? "—"
+                  : String.format(
+                      Locale.ROOT, "≥ %.2f×: %s", target, ratio >= target ? "met" : "missed")));
     }
   }
 
@@ -265,6 +309,10 @@ public final class ReportWriter {
     }
     if (!kafka.isEmpty()) {
       kafkaSection(md, kafka, kafkaRun);
+    }
+    List<Map<String, String>> rabbit = Csv.read(benchDir.resolve(RabbitThroughput.CSV));
+    if (!rabbit.isEmpty()) {
+      rabbitSection(md, rabbit);
     }
     List<Map<String, String>> redis = Csv.read(benchDir.resolve("redis.csv"));
     if (!redis.isEmpty()) {

@@ -80,7 +80,7 @@ public final class QuickStart {
    * @return what consuming the delivery came to
    */
   public Outcome deliver(String eventId, byte[] body, Map<String, String> headers) {
-    // README quick start: begin
+    // tag::quickstart[]
     InboxStore store = new MemoryInboxStore();            // or JdbcInboxStore, below
     IdempotentConsumer notifier =
         IdempotentConsumer.builder("notifier", store)
@@ -99,7 +99,7 @@ public final class QuickStart {
     } else {
       redeliverAfter(outcome.retryAfter());         // IN_FLIGHT or FAILED
     }
-    // README quick start: end
+    // end::quickstart[]
     return outcome;
   }
 

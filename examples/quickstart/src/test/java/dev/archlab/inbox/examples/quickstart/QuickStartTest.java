@@ -51,12 +51,12 @@ class QuickStartTest {
         Files.readString(
             Path.of("src/main/java/dev/archlab/inbox/examples/quickstart/QuickStart.java"),
             StandardCharsets.UTF_8);
-    int begin = source.indexOf("// README quick start: begin\n");
-    int end = source.indexOf("// README quick start: end");
-    assertTrue(begin >= 0 && end > begin, "QuickStart.java lost its README markers");
+    int begin = source.indexOf("// tag::quickstart[]\n");
+    int end = source.indexOf("// end::quickstart[]");
+    assertTrue(begin >= 0 && end > begin, "QuickStart.java lost its tag::quickstart[] markers");
     String example =
         source.substring(
-            begin + "// README quick start: begin\n".length(), source.lastIndexOf('\n', end));
+            begin + "// tag::quickstart[]\n".length(), source.lastIndexOf('\n', end));
 
     assertEquals(dedent(snippet), dedent(example));
   }

@@ -22,6 +22,7 @@ public class OrderService {
   OrderService(InboxConsumers consumers, JdbcTemplate jdbc) {
     jdbc.execute(
         "CREATE TABLE IF NOT EXISTS orders (id VARCHAR(100) PRIMARY KEY, body VARCHAR(1000))");
+    // tag::transactional[]
     this.orders =
         consumers.transactional(
             "orders",
@@ -30,6 +31,7 @@ public class OrderService {
                     "INSERT INTO orders (id, body) VALUES (?, ?)",
                     message.id(),
                     new String(message.payload(), StandardCharsets.UTF_8)));
+    // end::transactional[]
     this.payments =
         consumers.transactional(
             "payments",
@@ -48,10 +50,12 @@ public class OrderService {
    * @return its outcome
    */
   public Outcome deliver(String consumer, Message message) {
+    // tag::deliver[]
     return switch (consumer) {
       case "orders" -> orders.consume(message);
       case "payments" -> payments.consume(message);
       default -> throw new IllegalArgumentException("no consumer " + consumer);
-    };
+    }; // each consume joins a @Transactional caller, or starts a transaction
+    // end::deliver[]
   }
 }

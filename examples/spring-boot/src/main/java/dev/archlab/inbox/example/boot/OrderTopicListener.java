@@ -24,6 +24,7 @@ class OrderTopicListener {
     this.jdbc = jdbc;
   }
 
+  // tag::listener[]
   @KafkaListener(id = "order-listener", topics = "orders")
   void onOrder(ConsumerRecord<String, String> record) {
     Header id = record.headers().lastHeader("message-id");
@@ -32,4 +33,5 @@ class OrderTopicListener {
         new String(id.value(), StandardCharsets.UTF_8),
         record.value());
   }
+  // end::listener[]
 }

@@ -1,5 +1,5 @@
-// README:start
-package dev.archlab.inbox.jdbc.example;
+// tag::payments[]
+package dev.archlab.inbox.examples.guide;
 
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 
-/** The README's end-to-end example: a payment event applied once to a ledger table. */
+/** The JDBC guide's end-to-end example: a payment event applied once to a ledger table. */
 public final class PaymentsExample {
 
   private static final System.Logger LOG = System.getLogger("payments");
@@ -75,4 +75,4 @@ public final class PaymentsExample {
     }
   }
 }
-// README:end
+// end::payments[]
