@@ -11,6 +11,7 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.broker.ConsumeMode;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.store.ArgumentChecks;
@@ -341,6 +342,18 @@ public final class OneCommitConsumer implements AutoCloseable {
       throw e;
     }
     return steps.applied(done);
+  }
+
+  /**
+   * This consumer as a broker adapter's mode ({@code KafkaInboxLoop}, {@code RabbitInboxConsumer}):
+   * each delivery through {@link #consume}, the effect and DONE in one transaction. A loop that may
+   * hand over several deliveries at once gets one-commit batches: a Kafka partition's records
+   * through {@link #consumeInOrder}, a RabbitMQ channel's deliveries through {@link #consumeBatch}.
+   *
+   * @return the mode
+   */
+  public ConsumeMode asMode() {
+    return ConsumeMode.single(name(), this::consume, this::consumeInOrder, this::consumeBatch);
   }
 
   /**
