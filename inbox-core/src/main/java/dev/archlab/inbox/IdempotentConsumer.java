@@ -1,12 +1,13 @@
 package dev.archlab.inbox;
 
 import dev.archlab.inbox.broker.ConsumeMode;
-import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.internal.ArgumentChecks;
+import dev.archlab.inbox.internal.ConsumeSteps;
+import dev.archlab.inbox.internal.ConsumerSettings;
 import dev.archlab.inbox.store.BatchClaims;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.ClaimedEffect;
-import dev.archlab.inbox.store.ConsumeSteps;
 import dev.archlab.inbox.store.InboxStore;
 import java.time.Duration;
 import java.util.ArrayList;
