@@ -35,12 +35,7 @@ class ApiBoundaryTest {
       Pattern.compile("<inbox\\.module\\.name>([\\w.]+)</inbox\\.module\\.name>");
 
   private static Path root() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isRegularFile(dir.resolve("mvnw"))) {
-      dir = dir.getParent();
-    }
-    assertThat(dir).as("repository root (the directory holding mvnw)").isNotNull();
-    return dir;
+    return SourceRulesTest.root();
   }
 
   private static Path coreSources() {

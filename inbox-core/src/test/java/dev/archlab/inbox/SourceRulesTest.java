@@ -19,7 +19,7 @@ class SourceRulesTest {
 
   private static final int MAX_MAIN_LINES = 500;
 
-  private static Path root() {
+  static Path root() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !Files.isRegularFile(dir.resolve("mvnw"))) {
       dir = dir.getParent();
