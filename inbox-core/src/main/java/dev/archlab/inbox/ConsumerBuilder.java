@@ -1,6 +1,7 @@
 package dev.archlab.inbox;
 
-import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.internal.ArgumentChecks;
+import dev.archlab.inbox.internal.ConsumerSettings;
 import java.time.Clock;
 import java.time.InstantSource;
 
@@ -114,6 +115,7 @@ public abstract class ConsumerBuilder<B extends ConsumerBuilder<B>> {
    *
    * @return an immutable snapshot of the shared options
    */
+  @SuppressWarnings("exports") // internal: for the project's own builders only
   protected ConsumerSettings settings() {
     return new ConsumerSettings(name, config, listener, deadLetterHandler, clock);
   }

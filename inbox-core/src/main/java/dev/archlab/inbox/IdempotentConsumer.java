@@ -1,11 +1,13 @@
 package dev.archlab.inbox;
 
-import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.internal.ArgumentChecks;
+import dev.archlab.inbox.internal.ConsumeSteps;
+import dev.archlab.inbox.internal.ConsumerSettings;
 import dev.archlab.inbox.store.BatchClaims;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.ClaimedEffect;
-import dev.archlab.inbox.store.ConsumeSteps;
 import dev.archlab.inbox.store.InboxStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -245,6 +247,17 @@ public final class IdempotentConsumer implements AutoCloseable {
               + " claim(s) that did not run; they are taken over when their lease ends",
           e);
     }
+  }
+
+  /**
+   * This consumer as a broker adapter's mode ({@code KafkaInboxLoop}, {@code RabbitInboxConsumer}):
+   * each delivery through {@link #consume}; an in-order loop that may hand over several records at
+   * once gets {@link #consumeInOrder} (the new ids claimed together, each run and completed alone).
+   *
+   * @return the mode
+   */
+  public ConsumeMode asMode() {
+    return ConsumeMode.single(name, this::consume, this::consumeInOrder);
   }
 
   /**

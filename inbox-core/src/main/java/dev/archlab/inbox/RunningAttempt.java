@@ -1,8 +1,8 @@
 package dev.archlab.inbox;
 
-import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.internal.ArgumentChecks;
+import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.store.ClaimedRun;
-import dev.archlab.inbox.store.ConsumeSteps;
 import dev.archlab.inbox.store.InboxStore;
 import java.lang.System.Logger.Level;
 import java.time.Duration;

@@ -155,7 +155,7 @@ class FirstUserEdgesTest {
   @Test
   void theOverrunWarningIsLoggedOncePerConsumer() {
     // System.Logger goes to java.util.logging here (inbox-core has no logging dependency).
-    Logger jul = Logger.getLogger("dev.archlab.inbox.store.ConsumeSteps");
+    Logger jul = Logger.getLogger("dev.archlab.inbox.internal.ConsumeSteps");
     List<LogRecord> warnings = new CopyOnWriteArrayList<>();
     Handler capture =
         new Handler() {

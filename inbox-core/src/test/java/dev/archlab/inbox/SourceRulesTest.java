@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -20,10 +19,7 @@ class SourceRulesTest {
 
   private static final int MAX_MAIN_LINES = 500;
 
-  private static final Pattern INTERNAL_USE =
-      Pattern.compile("\\bdev\\.archlab\\.inbox\\.internal\\.[A-Za-z*]");
-
-  private static Path root() {
+  static Path root() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !Files.isRegularFile(dir.resolve("mvnw"))) {
       dir = dir.getParent();
@@ -73,28 +69,5 @@ class SourceRulesTest {
       }
     }
     assertThat(tooLong).as("main classes over " + MAX_MAIN_LINES + " lines").isEmpty();
-  }
-
-  @Test
-  void nothingOutsideTheCoreImportsItsInternalPackage() {
-    Path root = root();
-    Path core = root.resolve("inbox-core");
-    List<Path> files = new ArrayList<>(javaFiles(root, "main"));
-    files.addAll(javaFiles(root, "test"));
-    List<String> offenders = new ArrayList<>();
-    for (Path file : files) {
-      if (file.startsWith(core)) {
-        continue;
-      }
-      for (String line : lines(file)) {
-        String t = line.strip();
-        // An import, or a fully qualified use of an internal type in code.
-        if (!t.startsWith("//") && !t.startsWith("*") && INTERNAL_USE.matcher(t).find()) {
-          offenders.add(root.relativize(file) + ": " + t);
-        }
-      }
-    }
-    assertThat(files).as("sources found outside inbox-core").isNotEmpty();
-    assertThat(offenders).as("imports of dev.archlab.inbox.internal outside inbox-core").isEmpty();
   }
 }

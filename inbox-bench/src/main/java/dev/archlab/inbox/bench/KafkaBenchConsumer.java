@@ -4,12 +4,12 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.Message;
+import dev.archlab.inbox.broker.ConsumeMode;
 import dev.archlab.inbox.jdbc.BatchConsumer;
-import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
+import dev.archlab.inbox.kafka.KafkaIds;
 import dev.archlab.inbox.kafka.KafkaInboxLoop;
-import dev.archlab.inbox.kafka.MessageIdSource;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -153,39 +153,36 @@ public final class KafkaBenchConsumer {
       case INBOX_PER_MESSAGE:
       case INBOX_PER_MESSAGE_SINGLE:
         mode =
-            ConsumeMode.perMessage(
-                IdempotentConsumer.builder(name, store)
-                    .effect(
-                        store.transactional(
-                            (message, attempt, c) -> insertEffects(c, List.of(message.id()))))
-                    .build());
+            IdempotentConsumer.builder(name, store)
+                .effect(
+                    store.transactional(
+                        (message, attempt, c) -> insertEffects(c, List.of(message.id()))))
+                .build()
+                .asMode();
         break;
       case INBOX_ONE_COMMIT:
       case INBOX_ONE_COMMIT_SINGLE:
         mode =
-            ConsumeMode.oneCommit(
-                OneCommitConsumer.builder(name, store)
-                    .handler((message, attempt, c) -> insertEffects(c, List.of(message.id())))
-                    .build());
+            OneCommitConsumer.builder(name, store)
+                .handler((message, attempt, c) -> insertEffects(c, List.of(message.id())))
+                .build()
+                .asMode();
         break;
       case INBOX_ONE_COMMIT_BATCH:
         mode =
-            ConsumeMode.oneCommit(
-                OneCommitConsumer.builder(name, store)
-                    .batchHandler(
-                        (messages, c) ->
-                            insertEffects(c, messages.stream().map(Message::id).toList()))
-                    .build());
+            OneCommitConsumer.builder(name, store)
+                .batchHandler(
+                    (messages, c) -> insertEffects(c, messages.stream().map(Message::id).toList()))
+                .build()
+                .asMode();
         break;
       case INBOX_BATCH:
         mode =
-            ConsumeMode.batch(
-                BatchConsumer.builder(name, store)
-                    .handler(
-                        (messages, c) ->
-                            insertEffects(c, messages.stream().map(Message::id).toList()))
-                    .build(),
-                maxPollRecords);
+            BatchConsumer.builder(name, store)
+                .handler(
+                    (messages, c) -> insertEffects(c, messages.stream().map(Message::id).toList()))
+                .build()
+                .asMode(maxPollRecords);
         break;
       default:
         throw new IllegalStateException(variant + " is not an inbox variant");
@@ -193,7 +190,7 @@ public final class KafkaBenchConsumer {
     KafkaInboxLoop loop =
         KafkaInboxLoop.builder(props, mode)
             .topics(topic)
-            .messageIds(MessageIdSource.header(KafkaRun.ID_HEADER))
+            .messageIds(KafkaIds.header(KafkaRun.ID_HEADER))
             .closeTimeout(Duration.ofSeconds(30))
             .maxRecordsPerCall(
                 variant == KafkaVariant.INBOX_ONE_COMMIT_SINGLE

@@ -11,18 +11,20 @@ enum KafkaVariant {
   /** Plain loop: each record's row in its own autocommit insert; offsets committed per poll. */
   BARE_RECORD("bare-record", false, null),
   /**
-   * {@code ConsumeMode.perMessage} as the loop runs it by default: a poll's new ids of a partition
-   * claimed in one statement, then each record's row and DONE in a transaction of its own.
+   * {@code IdempotentConsumer.asMode()} as the loop runs it by default: a poll's new ids of a
+   * partition claimed in one statement, then each record's row and DONE in a transaction of its
+   * own.
    */
   INBOX_PER_MESSAGE("inbox-per-message", false, BARE_RECORD),
   /**
-   * {@code ConsumeMode.perMessage} with {@code maxRecordsPerCall(1)}: each record claimed alone.
+   * {@code IdempotentConsumer.asMode()} with {@code maxRecordsPerCall(1)}: each record claimed
+   * alone.
    */
   INBOX_PER_MESSAGE_SINGLE("inbox-per-message-single", false, BARE_RECORD),
   /**
-   * {@code ConsumeMode.oneCommit} as the loop runs it by default: a poll's records of a partition
-   * as one one-commit batch (one multi-row claim inserted DONE, the handler's row per record, one
-   * commit).
+   * {@code OneCommitConsumer.asMode()} as the loop runs it by default: a poll's records of a
+   * partition as one one-commit batch (one multi-row claim inserted DONE, the handler's row per
+   * record, one commit).
    */
   INBOX_ONE_COMMIT("inbox-one-commit", false, BARE_RECORD),
   /**
@@ -30,14 +32,18 @@ enum KafkaVariant {
    * new record, one commit per partition and poll) from a bare loop ({@link KafkaFloorLoop}).
    */
   FLOOR_ONE_COMMIT("floor-one-commit", false, BARE_RECORD),
-  /** {@code ConsumeMode.oneCommit} with {@code maxRecordsPerCall(1)}: a transaction per record. */
+  /**
+   * {@code OneCommitConsumer.asMode()} with {@code maxRecordsPerCall(1)}: a transaction per record.
+   */
   INBOX_ONE_COMMIT_SINGLE("inbox-one-commit-single", false, BARE_RECORD),
   /** Plain loop: a poll's rows as one JDBC batch in one transaction; offsets committed per poll. */
   BARE_BATCH("bare-batch", true, null),
-  /** {@code ConsumeMode.batch}: claims committed first, then the poll's rows and DONE in one. */
+  /**
+   * {@code BatchConsumer.asMode(n)}: claims committed first, then the poll's rows and DONE in one.
+   */
   INBOX_BATCH("inbox-batch", true, BARE_BATCH),
   /**
-   * {@code ConsumeMode.oneCommit} of a consumer with a batch handler: a poll's records of a
+   * {@code OneCommitConsumer.asMode()} of a consumer with a batch handler: a poll's records of a
    * partition as one one-commit batch whose rows go as one JDBC batch, as the bare batch loop's.
    */
   INBOX_ONE_COMMIT_BATCH("inbox-one-commit-batch", true, BARE_BATCH);

@@ -9,8 +9,8 @@ import com.rabbitmq.client.Envelope;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.broker.ConsumeMode;
 import dev.archlab.inbox.jdbc.BatchConsumer;
-import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import dev.archlab.inbox.rabbitmq.RabbitInboxConsumer;
@@ -216,22 +216,21 @@ public final class RabbitThroughput {
     ConsumeMode mode;
     if (system.startsWith("one-commit")) {
       mode =
-          ConsumeMode.oneCommit(
-              OneCommitConsumer.builder("bench-" + system, store)
-                  .handler((m, a, c) -> insert(c, m))
-                  .build());
+          OneCommitConsumer.builder("bench-" + system, store)
+              .handler((m, a, c) -> insert(c, m))
+              .build()
+              .asMode();
     } else {
       mode =
-          ConsumeMode.batch(
-              BatchConsumer.builder("bench-" + system, store)
-                  .handler(
-                      (messages, c) -> {
-                        for (Message m : messages) {
-                          insert(c, m);
-                        }
-                      })
-                  .build(),
-              BenchSystem.BATCH_SIZE);
+          BatchConsumer.builder("bench-" + system, store)
+              .handler(
+                  (messages, c) -> {
+                    for (Message m : messages) {
+                      insert(c, m);
+                    }
+                  })
+              .build()
+              .asMode(BenchSystem.BATCH_SIZE);
     }
     RabbitInboxListener counter =
         new RabbitInboxListener() {

@@ -5,7 +5,7 @@ import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
-import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.internal.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;

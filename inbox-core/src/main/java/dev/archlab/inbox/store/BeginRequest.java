@@ -2,6 +2,7 @@ package dev.archlab.inbox.store;
 
 import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InvalidArgumentException;
+import dev.archlab.inbox.internal.ArgumentChecks;
 import java.time.Duration;
 
 /**

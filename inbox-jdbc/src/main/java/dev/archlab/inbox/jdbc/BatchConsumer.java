@@ -3,7 +3,6 @@ package dev.archlab.inbox.jdbc;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.ConsumerBuilder;
 import dev.archlab.inbox.ConsumerClosedException;
-import dev.archlab.inbox.ConsumerSettings;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InboxEvent;
@@ -12,10 +11,12 @@ import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.PayloadMismatchException;
+import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.internal.ArgumentChecks;
+import dev.archlab.inbox.internal.ConsumeSteps;
+import dev.archlab.inbox.internal.ConsumerSettings;
 import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
-import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginResult;
-import dev.archlab.inbox.store.ConsumeSteps;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
@@ -264,6 +265,20 @@ public final class BatchConsumer implements AutoCloseable {
 
   private static Outcome inFlight(Message message, Claim claim, Throwable lost) {
     return Outcome.leaseLost(message.id(), claim.fencingToken(), lost);
+  }
+
+  /**
+   * This consumer as a broker adapter's mode: up to {@code maxBatch} deliveries (a poll's records
+   * of one Kafka partition; the deliveries waiting on one RabbitMQ channel) through one {@link
+   * #consume} call. A batch is never held back to fill up: what has arrived goes. The dead-letter
+   * headers name this consumer.
+   *
+   * @param maxBatch most deliveries per call, at least 1; a RabbitMQ prefetch must be at least this
+   * @return the mode
+   * @throws InvalidConfigurationException if {@code maxBatch} is below 1
+   */
+  public ConsumeMode asMode(int maxBatch) {
+    return ConsumeMode.batches(name(), maxBatch, this::consume);
   }
 
   /**

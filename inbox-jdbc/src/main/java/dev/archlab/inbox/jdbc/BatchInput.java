@@ -1,12 +1,12 @@
 package dev.archlab.inbox.jdbc;
 
-import dev.archlab.inbox.ConsumerSettings;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.PayloadMismatchException;
-import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.internal.ArgumentChecks;
+import dev.archlab.inbox.internal.ConsumeSteps;
+import dev.archlab.inbox.internal.ConsumerSettings;
 import dev.archlab.inbox.store.BeginRequest;
-import dev.archlab.inbox.store.ConsumeSteps;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

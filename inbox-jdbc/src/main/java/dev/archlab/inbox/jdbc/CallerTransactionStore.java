@@ -2,7 +2,7 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
-import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.internal.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.ForwardingInboxStore;

@@ -1,18 +1,18 @@
 package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
-import dev.archlab.inbox.ConsumerSettings;
 import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.internal.ConsumeSteps;
+import dev.archlab.inbox.internal.ConsumerSettings;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
-import dev.archlab.inbox.store.ConsumeSteps;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

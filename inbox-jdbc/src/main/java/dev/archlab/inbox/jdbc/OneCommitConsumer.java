@@ -3,7 +3,6 @@ package dev.archlab.inbox.jdbc;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.ConsumerBuilder;
 import dev.archlab.inbox.ConsumerClosedException;
-import dev.archlab.inbox.ConsumerSettings;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.InboxEvent;
@@ -11,12 +10,14 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.internal.ArgumentChecks;
+import dev.archlab.inbox.internal.ConsumeSteps;
+import dev.archlab.inbox.internal.ConsumerSettings;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
-import dev.archlab.inbox.store.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
-import dev.archlab.inbox.store.ConsumeSteps;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -341,6 +342,18 @@ public final class OneCommitConsumer implements AutoCloseable {
       throw e;
     }
     return steps.applied(done);
+  }
+
+  /**
+   * This consumer as a broker adapter's mode ({@code KafkaInboxLoop}, {@code RabbitInboxConsumer}):
+   * each delivery through {@link #consume}, the effect and DONE in one transaction. A loop that may
+   * hand over several deliveries at once gets one-commit batches: a Kafka partition's records
+   * through {@link #consumeInOrder}, a RabbitMQ channel's deliveries through {@link #consumeBatch}.
+   *
+   * @return the mode
+   */
+  public ConsumeMode asMode() {
+    return ConsumeMode.single(name(), this::consume, this::consumeInOrder, this::consumeBatch);
   }
 
   /**

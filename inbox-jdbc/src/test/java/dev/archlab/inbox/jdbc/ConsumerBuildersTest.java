@@ -11,6 +11,7 @@ import dev.archlab.inbox.InboxListener;
 import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.InvalidConsumerNameException;
+import dev.archlab.inbox.broker.ConsumeMode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -124,7 +125,7 @@ class ConsumerBuildersTest {
   void modesGroupOnlyWhereTheyCanAndTakeTheBatchConsumersName() {
     OneCommitConsumer oneCommit =
         OneCommitConsumer.builder("one-commit", store).handler((m, a, c) -> {}).build();
-    ConsumeMode single = ConsumeMode.oneCommit(oneCommit);
+    ConsumeMode single = oneCommit.asMode();
     assertThat(single.maxBatch()).isEqualTo(1);
     assertThat(single.inOrderBatchesOf(1)).isSameAs(single);
     assertThat(single.inOrderBatchesOf(500).maxBatch()).isEqualTo(500);
@@ -135,14 +136,13 @@ class ConsumerBuildersTest {
         .hasMessage("maxBatch must be >= 1, was 0");
 
     ConsumeMode perMessage =
-        ConsumeMode.perMessage(
-            IdempotentConsumer.builder("lease-mode", store).handler((m, a) -> {}).build());
+        IdempotentConsumer.builder("lease-mode", store).handler((m, a) -> {}).build().asMode();
     assertThat(perMessage.inOrderBatchesOf(1)).isSameAs(perMessage);
     assertThat(perMessage.inOrderBatchesOf(500).maxBatch()).isEqualTo(500);
     assertThat(perMessage.batchesOf(500)).isSameAs(perMessage);
 
     ConsumeMode batch =
-        ConsumeMode.batch(BatchConsumer.builder("batch", store).handler((ms, c) -> {}).build(), 50);
+        BatchConsumer.builder("batch", store).handler((ms, c) -> {}).build().asMode(50);
     assertThat(batch.consumerName()).isEqualTo("batch");
     assertThat(batch.maxBatch()).isEqualTo(50);
     assertThat(batch.inOrderBatchesOf(500)).isSameAs(batch);

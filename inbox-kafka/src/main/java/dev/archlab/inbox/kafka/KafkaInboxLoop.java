@@ -1,7 +1,8 @@
 package dev.archlab.inbox.kafka;
 
 import dev.archlab.inbox.InvalidConfigurationException;
-import dev.archlab.inbox.jdbc.ConsumeMode;
+import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.broker.MessageIdSource;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,8 +34,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * A Kafka consumer loop that hands records to an Inbox consumer ({@link ConsumeMode}) and lets the
- * outcomes drive the offsets:
+ * A Kafka consumer loop that hands records to an Inbox consumer ({@link ConsumeMode}: {@code
+ * consumer.asMode()}) and lets the outcomes drive the offsets, through the shared {@link
+ * dev.archlab.inbox.broker.BrokerDecision}:
  *
  * <ul>
  *   <li>APPLIED, DUPLICATE and DEAD let the partition's offset pass the record; a DEAD record (and
@@ -65,7 +67,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
   public static final int DEFAULT_MAX_RECORDS_PER_CALL = 500;
 
   private final ConsumeMode mode;
-  private final MessageIdSource ids;
+  private final MessageIdSource<? super ConsumerRecord<byte[], byte[]>> ids;
   private final Function<String, String> deadLetterTopic;
   final KafkaLoopListener listener;
   private final int parallelism;
@@ -342,7 +344,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
   }
 
   /**
-   * Builds a {@link KafkaInboxLoop}. Defaults: ids from the {@value MessageIdSource#DEFAULT_HEADER}
+   * Builds a {@link KafkaInboxLoop}. Defaults: ids from the {@value KafkaIds#DEFAULT_HEADER}
    * header, dead-letter topic {@code <topic>.DLT}, parallelism 1, poll timeout 100 ms, error
    * backoff 1 s, longest pause 30 s, dead-letter confirmation timeout 30 s, close timeout 30 s, no
    * listener, up to {@value #DEFAULT_MAX_RECORDS_PER_CALL} records per call of a one-commit mode.
@@ -356,7 +358,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     private final ConsumeMode mode;
     private final Map<String, Object> producerProps = new HashMap<>();
     private final List<String> topics = new ArrayList<>();
-    private MessageIdSource ids = MessageIdSource.defaults();
+    private MessageIdSource<? super ConsumerRecord<byte[], byte[]>> ids = KafkaIds.defaults();
     private Function<String, String> deadLetterTopic = t -> t + ".DLT";
     private KafkaLoopListener listener = KafkaLoopListener.none();
     private int parallelism = 1;
@@ -384,7 +386,11 @@ public final class KafkaInboxLoop implements AutoCloseable {
       return this;
     }
 
-    public Builder messageIds(MessageIdSource ids) {
+    /**
+     * Where a record's message id comes from: {@link KafkaIds#defaults()}, {@link KafkaIds#header},
+     * {@link KafkaIds#topicPartitionOffset()}, or an own source.
+     */
+    public Builder messageIds(MessageIdSource<? super ConsumerRecord<byte[], byte[]>> ids) {
       this.ids = Objects.requireNonNull(ids, "ids");
       return this;
     }
@@ -445,15 +451,15 @@ public final class KafkaInboxLoop implements AutoCloseable {
     }
 
     /**
-     * Most records of one partition from one poll consumed in one call of the mode. With {@link
-     * ConsumeMode#oneCommit} they form one transaction ({@link
-     * dev.archlab.inbox.jdbc.OneCommitConsumer#consumeInOrder}): one multi-row claim, the handler
+     * Most records of one partition from one poll consumed in one call of the mode. With {@code
+     * OneCommitConsumer.asMode()} they form one transaction ({@code
+     * OneCommitConsumer.consumeInOrder} in {@code inbox-jdbc}): one multi-row claim, the handler
      * once per new record, one commit; nothing after a record that does not finish is consumed, so
      * effects keep offset order. 1 turns the grouping off (one transaction per record). With {@link
-     * ConsumeMode#perMessage} the records' new ids are claimed together, then each runs and
-     * completes on its own ({@link dev.archlab.inbox.IdempotentConsumer#consumeInOrder}). The batch
-     * mode keeps its own size. Default {@value #DEFAULT_MAX_RECORDS_PER_CALL}, Kafka's default
-     * {@code max.poll.records}.
+     * dev.archlab.inbox.IdempotentConsumer#asMode()} the records' new ids are claimed together,
+     * then each runs and completes on its own ({@link
+     * dev.archlab.inbox.IdempotentConsumer#consumeInOrder}). The batch mode keeps its own size.
+     * Default {@value #DEFAULT_MAX_RECORDS_PER_CALL}, Kafka's default {@code max.poll.records}.
      */
     public Builder maxRecordsPerCall(int maxRecordsPerCall) {
       if (maxRecordsPerCall < 1) {

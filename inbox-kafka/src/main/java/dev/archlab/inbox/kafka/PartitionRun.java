@@ -1,10 +1,10 @@
 package dev.archlab.inbox.kafka;
 
-import dev.archlab.inbox.InvalidMessageIdException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
-import dev.archlab.inbox.PayloadMismatchException;
-import dev.archlab.inbox.jdbc.ConsumeMode;
+import dev.archlab.inbox.broker.BrokerDecision;
+import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.broker.MessageIdSource;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,8 +20,10 @@ import org.apache.kafka.common.header.Header;
 
 /**
  * Runs the records of one partition from one poll, in offset order, and reports each finished
- * record as it finishes. It stops at the first record that is not finished (IN_FLIGHT, FAILED, an
- * error, or a dead letter that was not confirmed), so the records after it are read again in order.
+ * record as it finishes. It stops at the first record that is not finished (a {@link
+ * BrokerDecision} that redelivers, or a dead letter that was not confirmed), so the records after
+ * it are read again in order. What each outcome means is the shared {@link BrokerDecision}; this
+ * class only translates it into offsets, pauses and dead-letter records.
  */
 final class PartitionRun implements Runnable {
 
@@ -36,7 +38,7 @@ final class PartitionRun implements Runnable {
   /** What every run of one loop shares. */
   record LoopParts(
       ConsumeMode mode,
-      MessageIdSource ids,
+      MessageIdSource<? super ConsumerRecord<byte[], byte[]>> ids,
       DeadLetterPublisher deadLetters,
       KafkaLoopListener listener,
       Duration errorBackoff) {}
@@ -78,10 +80,10 @@ final class PartitionRun implements Runnable {
         return Progress.stopped(partition, p.record.offset());
       }
       if (p.message == null) {
-        if (!deadLetter(p.record, p.noIdReason, 0)) {
-          return Progress.retry(partition, p.record.offset(), parts.errorBackoff());
+        Progress stop = settle(p.record, p.rejected);
+        if (stop != null) {
+          return stop;
         }
-        report.accept(Progress.finished(partition, p.record.offset()));
         i++;
         continue;
       }
@@ -121,10 +123,21 @@ final class PartitionRun implements Runnable {
         }
         return null;
       }
-      return failedCall(batch.get(0).record, e);
+      ConsumerRecord<byte[], byte[]> record = batch.get(0).record;
+      BrokerDecision decision = BrokerDecision.ofFailedCall(e);
+      if (!decision.finishes()) {
+        LOG.log(
+            Level.WARNING,
+            "consuming " + partition + "@" + record.offset() + " failed; it will be read again",
+            e);
+      }
+      return settle(record, decision);
     }
     for (int k = 0; k < outcomes.size(); k++) {
-      Progress stop = settle(batch.get(k).record, outcomes.get(k));
+      ConsumerRecord<byte[], byte[]> record = batch.get(k).record;
+      Outcome outcome = outcomes.get(k);
+      notifyListener(() -> parts.listener().outcome(record, outcome));
+      Progress stop = settle(record, BrokerDecision.of(outcome));
       if (stop != null) {
         return stop;
       }
@@ -132,58 +145,27 @@ final class PartitionRun implements Runnable {
     if (outcomes.size() < batch.size()) {
       // An in-order mode answers up to its first unfinished record, which stops the run above;
       // a shorter answer without one would leave records behind: read them again.
-      return Progress.retry(
-          partition, batch.get(outcomes.size()).record.offset(), parts.errorBackoff());
+      return settle(batch.get(outcomes.size()).record, BrokerDecision.unanswered());
     }
     return null;
   }
 
-  private Progress failedCall(ConsumerRecord<byte[], byte[]> record, RuntimeException e) {
-    if (e instanceof PayloadMismatchException) {
-      // Bad input that no retry can fix: park it with its reason instead of blocking the partition.
-      return deadLetter(record, "payload mismatch: " + e.getMessage(), 0)
-          ? finished(record)
-          : Progress.retry(partition, record.offset(), parts.errorBackoff());
-    }
-    LOG.log(
-        Level.WARNING,
-        "consuming " + partition + "@" + record.offset() + " failed; it will be read again",
-        e);
-    return Progress.retry(partition, record.offset(), parts.errorBackoff());
+  /** Translates the decision: finished records are reported; the others end the run here. */
+  private Progress settle(ConsumerRecord<byte[], byte[]> record, BrokerDecision decision) {
+    return switch (decision.action()) {
+      case ACKNOWLEDGE -> finished(record);
+      case DEAD_LETTER ->
+          deadLetter(record, decision.reason(), decision.attempts())
+              ? finished(record)
+              : Progress.retry(partition, record.offset(), parts.errorBackoff());
+      case REDELIVER_WHEN_RELEASED, REDELIVER_FOR_RETRY, REDELIVER_AFTER_ERROR ->
+          Progress.retry(partition, record.offset(), decision.redeliverAfter(parts.errorBackoff()));
+    };
   }
 
   private Progress finished(ConsumerRecord<byte[], byte[]> record) {
     report.accept(Progress.finished(partition, record.offset()));
     return null;
-  }
-
-  private Progress settle(ConsumerRecord<byte[], byte[]> record, Outcome outcome) {
-    notifyListener(() -> parts.listener().outcome(record, outcome));
-    switch (outcome.status()) {
-      case APPLIED, DUPLICATE:
-        return finished(record);
-      case DEAD:
-        return deadLetter(record, deadReason(outcome), outcome.attempts())
-            ? finished(record)
-            : Progress.retry(partition, record.offset(), parts.errorBackoff());
-      case IN_FLIGHT, FAILED:
-      default:
-        return Progress.retry(partition, record.offset(), outcome.retryAfter());
-    }
-  }
-
-  /**
-   * The error the inbox record keeps, whichever delivery parked it: a redelivery answered DEAD
-   * (DEAD_SEEN), or a repeat within one batch, carries it as {@link Outcome#lastError()} though it
-   * has no throwable.
-   */
-  private static String deadReason(Outcome outcome) {
-    if (outcome.lastError() != null) {
-      return outcome.lastError();
-    }
-    return outcome.error() != null
-        ? outcome.error().toString()
-        : "dead in the inbox, no error kept";
   }
 
   private boolean deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, int attempts) {
@@ -199,26 +181,22 @@ final class PartitionRun implements Runnable {
   }
 
   private Prepared prepare(ConsumerRecord<byte[], byte[]> record) {
-    String id;
-    try {
-      id = parts.ids().idOf(record);
-    } catch (InvalidMessageIdException e) {
-      return new Prepared(record, null, "invalid message id: " + e.getMessage());
-    }
-    if (id == null) {
-      return new Prepared(record, null, "no message id");
-    }
+    MessageIdSource.Identified identified =
+        parts
+            .ids()
+            .identify(
+                record, id -> new Message(id, record.topic(), record.value(), headers(record)));
+    return new Prepared(record, identified.message(), identified.rejected());
+  }
+
+  private static Map<String, String> headers(ConsumerRecord<byte[], byte[]> record) {
     Map<String, String> headers = new HashMap<>();
     for (Header h : record.headers()) {
       if (h.value() != null) {
         headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8));
       }
     }
-    try {
-      return new Prepared(record, new Message(id, record.topic(), record.value(), headers), null);
-    } catch (InvalidMessageIdException e) {
-      return new Prepared(record, null, "invalid message id: " + e.getMessage());
-    }
+    return headers;
   }
 
   private static void notifyListener(Runnable call) {
@@ -229,6 +207,7 @@ final class PartitionRun implements Runnable {
     }
   }
 
+  /** A record with its message, or with the dead-letter decision when it has no valid id. */
   private record Prepared(
-      ConsumerRecord<byte[], byte[]> record, Message message, String noIdReason) {}
+      ConsumerRecord<byte[], byte[]> record, Message message, BrokerDecision rejected) {}
 }

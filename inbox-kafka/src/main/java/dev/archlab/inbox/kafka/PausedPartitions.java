@@ -1,6 +1,7 @@
 package dev.archlab.inbox.kafka;
 
 import dev.archlab.inbox.Outcome;
+import dev.archlab.inbox.broker.BrokerDecision;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -32,9 +33,15 @@ public final class PausedPartitions implements KafkaLoopListener {
 
   /** Why a partition paused: the answer for the record it waits at. */
   public enum Reason {
-    /** IN_FLIGHT: another consumer holds the message (its lease or its transaction). */
+    /**
+     * IN_FLIGHT ({@link BrokerDecision.Action#REDELIVER_WHEN_RELEASED}): another consumer holds the
+     * message (its lease or its transaction).
+     */
     IN_FLIGHT,
-    /** FAILED: the handler failed and the message waits for its retry time. */
+    /**
+     * FAILED ({@link BrokerDecision.Action#REDELIVER_FOR_RETRY}): the handler failed and the
+     * message waits for its retry time.
+     */
     FAILED,
     /** A store error or a dead letter the broker did not confirm. */
     ERROR
@@ -116,10 +123,10 @@ public final class PausedPartitions implements KafkaLoopListener {
   @Override
   public void outcome(ConsumerRecord<byte[], byte[]> record, Outcome outcome) {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    switch (outcome.status()) {
-      case IN_FLIGHT -> lastUnfinished.put(tp, Reason.IN_FLIGHT);
-      case FAILED -> lastUnfinished.put(tp, Reason.FAILED);
-      default -> lastUnfinished.remove(tp);
+    switch (BrokerDecision.of(outcome).action()) {
+      case REDELIVER_WHEN_RELEASED -> lastUnfinished.put(tp, Reason.IN_FLIGHT);
+      case REDELIVER_FOR_RETRY -> lastUnfinished.put(tp, Reason.FAILED);
+      case ACKNOWLEDGE, DEAD_LETTER, REDELIVER_AFTER_ERROR -> lastUnfinished.remove(tp);
     }
   }
 

@@ -112,7 +112,7 @@ class ConsumerGroupProtocolTest {
       assertThat(effects.values()).allMatch(c -> c == 1);
       List<ConsumerRecord<byte[], byte[]>> dlt = kafka.deadLetters();
       assertThat(dlt)
-          .extracting(r -> KafkaFixture.header(r, MessageIdSource.DEFAULT_HEADER))
+          .extracting(r -> KafkaFixture.header(r, KafkaIds.DEFAULT_HEADER))
           .containsExactlyInAnyOrder("poison-1", "poison-2");
       assertThat(dlt)
           .allMatch(r -> KafkaFixture.header(r, DeadLetterPublisher.LAST_ERROR).contains("poison"));

@@ -76,7 +76,7 @@ class DeadLetterKeepsLastErrorTest {
       List<ConsumerRecord<byte[], byte[]>> dlt = kafka.deadLetters();
       List<Long> offsets = new ArrayList<>();
       for (ConsumerRecord<byte[], byte[]> r : dlt) {
-        assertThat(KafkaFixture.header(r, MessageIdSource.DEFAULT_HEADER)).isEqualTo(id);
+        assertThat(KafkaFixture.header(r, KafkaIds.DEFAULT_HEADER)).isEqualTo(id);
         assertThat(KafkaFixture.header(r, DeadLetterPublisher.LAST_ERROR))
             .isEqualTo(stored.lastError());
         assertThat(KafkaFixture.header(r, DeadLetterPublisher.ATTEMPTS))

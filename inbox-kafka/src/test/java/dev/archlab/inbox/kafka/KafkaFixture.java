@@ -64,7 +64,7 @@ final class KafkaFixture implements AutoCloseable {
         new ProducerRecord<>(
             topic, partition, null, null, payload.getBytes(StandardCharsets.UTF_8));
     if (id != null) {
-      r.headers().add(MessageIdSource.DEFAULT_HEADER, id.getBytes(StandardCharsets.UTF_8));
+      r.headers().add(KafkaIds.DEFAULT_HEADER, id.getBytes(StandardCharsets.UTF_8));
     }
     try {
       RecordMetadata m = producer.send(r).get(60, TimeUnit.SECONDS);

@@ -9,8 +9,8 @@ import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.broker.ConsumeMode;
 import dev.archlab.inbox.jdbc.BatchConsumer;
-import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import dev.archlab.inbox.store.BeginRequest;
@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** The loop on a real broker (own JVM) with the inbox and the business table on PostgreSQL. */
 class KafkaInboxLoopTest {
 
-  private static final RetryPolicy TWO_QUICK_ATTEMPTS =
+  static final RetryPolicy TWO_QUICK_ATTEMPTS =
       RetryPolicy.custom().maxAttempts(2).initialDelay(Duration.ofMillis(10)).jitter(0).build();
 
   static DataSource ds;
@@ -72,42 +72,41 @@ class KafkaInboxLoopTest {
     InboxConfig config = InboxConfig.custom().retryPolicy(TWO_QUICK_ATTEMPTS).build();
     switch (mode) {
       case PER_MESSAGE:
-        return ConsumeMode.perMessage(
-            IdempotentConsumer.builder(name, store)
-                .config(config)
-                .handler(
-                    (m, a) -> {
-                      failIfPoison(m);
-                      // An effect outside the inbox's transaction, as per-message mode is for.
-                      try (Connection c = ds.getConnection()) {
-                        Effects.insert(c, name, m.id());
-                      }
-                    })
-                .build());
+        return IdempotentConsumer.builder(name, store)
+            .config(config)
+            .handler(
+                (m, a) -> {
+                  failIfPoison(m);
+                  // An effect outside the inbox's transaction, as per-message mode is for.
+                  try (Connection c = ds.getConnection()) {
+                    Effects.insert(c, name, m.id());
+                  }
+                })
+            .build()
+            .asMode();
       case ONE_COMMIT:
-        return ConsumeMode.oneCommit(
-            OneCommitConsumer.builder(name, store)
-                .config(config)
-                .handler(
-                    (m, a, c) -> {
-                      failIfPoison(m);
-                      Effects.insert(c, name, m.id());
-                    })
-                .build());
+        return OneCommitConsumer.builder(name, store)
+            .config(config)
+            .handler(
+                (m, a, c) -> {
+                  failIfPoison(m);
+                  Effects.insert(c, name, m.id());
+                })
+            .build()
+            .asMode();
       case BATCH:
       default:
-        return ConsumeMode.batch(
-            BatchConsumer.builder(name, store)
-                .config(config)
-                .handler(
-                    (messages, c) -> {
-                      for (Message m : messages) {
-                        failIfPoison(m);
-                        Effects.insert(c, name, m.id());
-                      }
-                    })
-                .build(),
-            100);
+        return BatchConsumer.builder(name, store)
+            .config(config)
+            .handler(
+                (messages, c) -> {
+                  for (Message m : messages) {
+                    failIfPoison(m);
+                    Effects.insert(c, name, m.id());
+                  }
+                })
+            .build()
+            .asMode(100);
     }
   }
 
@@ -188,7 +187,7 @@ class KafkaInboxLoopTest {
       List<String> poisonInDlt = new ArrayList<>();
       List<Long> noIdOffsets = new ArrayList<>();
       for (ConsumerRecord<byte[], byte[]> r : dlt) {
-        String id = KafkaFixture.header(r, MessageIdSource.DEFAULT_HEADER);
+        String id = KafkaFixture.header(r, KafkaIds.DEFAULT_HEADER);
         assertThat(KafkaFixture.header(r, DeadLetterPublisher.ORIGINAL_TOPIC))
             .isEqualTo(kafka.topic);
         assertThat(KafkaFixture.header(r, DeadLetterPublisher.CONSUMER)).isEqualTo(name);
@@ -270,7 +269,7 @@ class KafkaInboxLoopTest {
       TopicPartition p1 = new TopicPartition(kafka.topic, 1);
       try (Running running =
           new Running(
-              KafkaInboxLoop.builder(kafka.consumerProps(), ConsumeMode.perMessage(consumer))
+              KafkaInboxLoop.builder(kafka.consumerProps(), consumer.asMode())
                   .topics(kafka.topic)
                   .listener(listener)
                   .maxPause(Duration.ofMillis(100))

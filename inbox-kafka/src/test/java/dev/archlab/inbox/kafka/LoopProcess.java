@@ -4,8 +4,8 @@ import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.broker.ConsumeMode;
 import dev.archlab.inbox.jdbc.BatchConsumer;
-import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import dev.archlab.inbox.jdbc.TransactionalBatchHandler;
@@ -78,13 +78,16 @@ public final class LoopProcess {
         };
     ConsumeMode mode =
         oneCommit
-            ? ConsumeMode.oneCommit(
-                OneCommitConsumer.builder(name, store)
-                    .config(config)
-                    .handler((m, a, c) -> handler.handle(List.of(m), c))
-                    .build())
-            : ConsumeMode.batch(
-                BatchConsumer.builder(name, store).config(config).handler(handler).build(), 200);
+            ? OneCommitConsumer.builder(name, store)
+                .config(config)
+                .handler((m, a, c) -> handler.handle(List.of(m), c))
+                .build()
+                .asMode()
+            : BatchConsumer.builder(name, store)
+                .config(config)
+                .handler(handler)
+                .build()
+                .asMode(200);
     AtomicBoolean marked = new AtomicBoolean();
     String marker = "applied-" + ProcessHandle.current().pid();
     KafkaLoopListener listener =

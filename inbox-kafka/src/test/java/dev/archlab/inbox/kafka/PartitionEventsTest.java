@@ -100,9 +100,7 @@ class PartitionEventsTest {
               .build();
       try (Running running =
           new Running(
-              KafkaInboxLoop.builder(
-                      kafka.consumerProps(),
-                      dev.archlab.inbox.jdbc.ConsumeMode.perMessage(consumer))
+              KafkaInboxLoop.builder(kafka.consumerProps(), consumer.asMode())
                   .topics(kafka.topic)
                   .listener(KafkaLoopListener.all(paused, recorder))
                   .maxPause(Duration.ofMillis(200))

@@ -107,7 +107,7 @@ class ScaleOutUnderKillsTest {
             ProducerRecord<byte[], byte[]> r =
                 new ProducerRecord<>(
                     kafka.topic, null, null, ("payload-" + id).getBytes(StandardCharsets.UTF_8));
-            r.headers().add(MessageIdSource.DEFAULT_HEADER, id.getBytes(StandardCharsets.UTF_8));
+            r.headers().add(KafkaIds.DEFAULT_HEADER, id.getBytes(StandardCharsets.UTF_8));
             producer.send(r);
           }
           producer.flush();
@@ -144,7 +144,7 @@ class ScaleOutUnderKillsTest {
       Set<String> deadLettered = new HashSet<>();
       List<ConsumerRecord<byte[], byte[]>> dlt = kafka.deadLetters();
       for (ConsumerRecord<byte[], byte[]> r : dlt) {
-        deadLettered.add(KafkaFixture.header(r, MessageIdSource.DEFAULT_HEADER));
+        deadLettered.add(KafkaFixture.header(r, KafkaIds.DEFAULT_HEADER));
       }
       ScaleOutLedger ledger =
           new ScaleOutLedger(

@@ -8,11 +8,11 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.LongString;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.archlab.inbox.InvalidMessageIdException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
-import dev.archlab.inbox.PayloadMismatchException;
-import dev.archlab.inbox.jdbc.ConsumeMode;
+import dev.archlab.inbox.broker.BrokerDecision;
+import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.broker.MessageIdSource;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -28,7 +28,9 @@ import java.util.concurrent.TimeUnit;
  * One channel and the thread that works it: the channel's consumer hands deliveries to a local
  * queue; the thread takes what has arrived (up to the mode's batch size), consumes it, settles each
  * delivery (a confirmed retry or dead-letter copy where needed) and only then acks. Deliveries of
- * one channel are settled in order, so a batch is acked with one {@code multiple} ack.
+ * one channel are settled in order, so a batch is acked with one {@code multiple} ack. What each
+ * outcome means is the shared {@link BrokerDecision}; this class translates it into acks and
+ * copies.
  */
 final class ChannelWorker implements Runnable {
 
@@ -38,7 +40,7 @@ final class ChannelWorker implements Runnable {
   record Parts(
       ConsumeMode mode,
       Duration linger,
-      MessageIdSource ids,
+      MessageIdSource<Delivery> ids,
       MissingIdAction missingId,
       RabbitTopology topology,
       RabbitInboxListener listener,
@@ -172,7 +174,7 @@ final class ChannelWorker implements Runnable {
       notifyListener(() -> parts.listener().received(d));
       Prepared p = prepare(d);
       if (p.message == null) {
-        settled.add(missingId(d, p.noIdReason));
+        settled.add(missingId(d, p.rejected));
         i++;
         continue;
       }
@@ -210,51 +212,47 @@ final class ChannelWorker implements Runnable {
         }
         return;
       }
-      settled.add(failedCall(group.get(0).delivery, e));
+      Delivery d = group.get(0).delivery;
+      BrokerDecision decision = BrokerDecision.ofFailedCall(e);
+      if (!decision.finishes()) {
+        LOG.log(
+            Level.WARNING,
+            "consuming delivery " + d.getEnvelope().getDeliveryTag() + " failed; retrying later",
+            e);
+      }
+      settled.add(settle(d, decision));
       return;
     }
     for (int k = 0; k < group.size(); k++) {
       Delivery d = group.get(k).delivery;
+      if (k >= outcomes.size()) {
+        settled.add(settle(d, BrokerDecision.unanswered()));
+        continue;
+      }
       Outcome o = outcomes.get(k);
       notifyListener(() -> parts.listener().outcome(d, o));
-      settled.add(settle(d, o));
+      settled.add(settle(d, BrokerDecision.of(o)));
     }
   }
 
-  private Settled failedCall(Delivery d, RuntimeException e) {
-    if (e instanceof PayloadMismatchException) {
-      // Bad input no retry can fix: park it with its reason.
-      return deadLetter(d, "payload mismatch: " + e.getMessage(), 0);
-    }
-    LOG.log(
-        Level.WARNING,
-        "consuming delivery " + d.getEnvelope().getDeliveryTag() + " failed; retrying later",
-        e);
-    return retry(d, parts.errorBackoff());
+  /**
+   * Translates the decision into an ack, a confirmed dead-letter copy or a confirmed retry copy.
+   */
+  private Settled settle(Delivery d, BrokerDecision decision) {
+    return switch (decision.action()) {
+      case ACKNOWLEDGE -> Settled.ack(d, null);
+      case DEAD_LETTER -> deadLetter(d, decision.reason(), decision.attempts());
+      case REDELIVER_WHEN_RELEASED, REDELIVER_FOR_RETRY, REDELIVER_AFTER_ERROR ->
+          retry(d, decision.redeliverAfter(parts.errorBackoff()));
+    };
   }
 
-  private Settled settle(Delivery d, Outcome o) {
-    switch (o.status()) {
-      case APPLIED, DUPLICATE:
-        return Settled.ack(d, null);
-      case DEAD:
-        // The record's own error, also for a redelivery answered DEAD (which has no throwable).
-        String error =
-            o.lastError() != null
-                ? o.lastError()
-                : o.error() == null ? "dead in the inbox, no error kept" : o.error().toString();
-        return deadLetter(d, error, o.attempts());
-      case IN_FLIGHT, FAILED:
-      default:
-        return retry(d, o.retryAfter());
-    }
-  }
-
-  private Settled missingId(Delivery d, String reason) {
+  /** A delivery without a valid id: dead-lettered as decided, or dropped if the user said so. */
+  private Settled missingId(Delivery d, BrokerDecision rejected) {
     if (parts.missingId() == MissingIdAction.DISCARD) {
-      return Settled.ack(d, () -> parts.listener().noMessageId(d, reason));
+      return Settled.ack(d, () -> parts.listener().noMessageId(d, rejected.reason()));
     }
-    return deadLetter(d, reason, 0);
+    return settle(d, rejected);
   }
 
   private Settled retry(Delivery d, Duration delay) {
@@ -330,21 +328,12 @@ final class ChannelWorker implements Runnable {
   }
 
   private Prepared prepare(Delivery d) {
-    String id;
-    try {
-      id = parts.ids().idOf(d);
-    } catch (InvalidMessageIdException e) {
-      return new Prepared(d, null, "invalid message id: " + e.getMessage());
-    }
-    if (id == null) {
-      return new Prepared(d, null, "no message id");
-    }
-    try {
-      return new Prepared(
-          d, new Message(id, parts.topology().workQueue(), d.getBody(), headers(d)), null);
-    } catch (InvalidMessageIdException e) {
-      return new Prepared(d, null, "invalid message id: " + e.getMessage());
-    }
+    MessageIdSource.Identified identified =
+        parts
+            .ids()
+            .identify(
+                d, id -> new Message(id, parts.topology().workQueue(), d.getBody(), headers(d)));
+    return new Prepared(d, identified.message(), identified.rejected());
   }
 
   /** String and long-string headers as text; tables and arrays (such as x-death) left out. */
@@ -378,7 +367,8 @@ final class ChannelWorker implements Runnable {
     }
   }
 
-  private record Prepared(Delivery delivery, Message message, String noIdReason) {}
+  /** A delivery with its message, or with the dead-letter decision when it has no valid id. */
+  private record Prepared(Delivery delivery, Message message, BrokerDecision rejected) {}
 
   /** A delivery's end: ack (after which {@code afterAck} tells the listener) or requeue. */
   private record Settled(Delivery delivery, boolean ack, Runnable afterAck) {

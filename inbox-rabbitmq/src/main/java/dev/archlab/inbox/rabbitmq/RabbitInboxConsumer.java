@@ -2,8 +2,10 @@ package dev.archlab.inbox.rabbitmq;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.Delivery;
 import dev.archlab.inbox.InvalidConfigurationException;
-import dev.archlab.inbox.jdbc.ConsumeMode;
+import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.broker.MessageIdSource;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -14,7 +16,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A RabbitMQ consumer (official {@code amqp-client}, manual acks) that hands deliveries to an Inbox
- * consumer ({@link ConsumeMode}) and settles each delivery by its outcome:
+ * consumer ({@link ConsumeMode}: {@code consumer.asMode()}) and settles each delivery by its
+ * outcome, as the shared {@link dev.archlab.inbox.broker.BrokerDecision} decides:
  *
  * <ul>
  *   <li>APPLIED and DUPLICATE: {@code basicAck}.
@@ -186,7 +189,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     private final ConnectionFactory factory;
     private final RabbitTopology topology;
     private final ConsumeMode mode;
-    private MessageIdSource ids = MessageIdSource.messageIdProperty();
+    private MessageIdSource<Delivery> ids = RabbitIds.messageIdProperty();
     private MissingIdAction missingId = MissingIdAction.DEAD_LETTER;
     private RabbitInboxListener listener = RabbitInboxListener.none();
     private int consumers = 1;
@@ -211,10 +214,11 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     /**
      * Where the message id comes from.
      *
-     * @param ids the source; default {@link MessageIdSource#messageIdProperty()}
+     * @param ids the source: {@link RabbitIds#messageIdProperty()} (the default), {@link
+     *     RabbitIds#header}, or an own source
      * @return this builder
      */
-    public Builder messageIds(MessageIdSource ids) {
+    public Builder messageIds(MessageIdSource<Delivery> ids) {
       this.ids = Objects.requireNonNull(ids, "ids");
       return this;
     }
@@ -273,9 +277,9 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     }
 
     /**
-     * Most deliveries of one channel consumed in one call of a one-commit mode ({@link
-     * ConsumeMode#oneCommit}): they form one transaction ({@link
-     * dev.archlab.inbox.jdbc.OneCommitConsumer#consumeBatch}: one multi-row claim, the handler once
+     * Most deliveries of one channel consumed in one call of a one-commit mode ({@code
+     * OneCommitConsumer.asMode()}): they form one transaction ({@code
+     * OneCommitConsumer.consumeBatch} in {@code inbox-jdbc}: one multi-row claim, the handler once
      * per new message, one commit), each delivery settled as if alone. 1 turns the grouping off.
      * The per-message mode always runs one delivery per call; the batch mode keeps its own size.
      *

@@ -7,7 +7,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
-import dev.archlab.inbox.jdbc.ConsumeMode;
+import dev.archlab.inbox.broker.ConsumeMode;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -62,8 +62,9 @@ class ConsumerBuilderTest {
         .hasMessage("maxDeliveriesPerCall must be >= 1, was 0");
     assertThatThrownBy(() -> b.linger(Duration.ofMillis(-1)))
         .hasMessage("linger must not be negative, was PT-0.001S");
-    assertThatThrownBy(() -> ConsumeMode.batch(null, 1)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> MessageIdSource.header(" "))
+    assertThatThrownBy(() -> ConsumeMode.batches(null, 1, ms -> List.of()))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> RabbitIds.header(" "))
         .isInstanceOf(InvalidConfigurationException.class);
   }
 

@@ -7,7 +7,6 @@ import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
 import dev.archlab.inbox.jdbc.BatchConsumer;
-import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -82,8 +81,7 @@ public final class ConsumerProcess {
     factory.setHost("127.0.0.1");
     factory.setPort(port);
     RabbitInboxConsumer consumer =
-        RabbitInboxConsumer.builder(
-                factory, RabbitTopology.forQueue(queue), ConsumeMode.batch(batch, 100))
+        RabbitInboxConsumer.builder(factory, RabbitTopology.forQueue(queue), batch.asMode(100))
             .consumers(2)
             .prefetch(200)
             .minRetryDelay(Duration.ofMillis(50))

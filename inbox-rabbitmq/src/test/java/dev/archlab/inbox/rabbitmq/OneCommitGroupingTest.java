@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.rabbitmq.client.GetResponse;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.RetryPolicy;
-import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import dev.archlab.inbox.testkit.Await;
@@ -74,8 +73,7 @@ class OneCommitGroupingTest {
 
       RabbitInboxConsumerTest.Ends ends = new RabbitInboxConsumerTest.Ends();
       try (RabbitInboxConsumer rabbitConsumer =
-          RabbitInboxConsumer.builder(
-                  rabbit.broker.factory(), rabbit.topology, ConsumeMode.oneCommit(consumer))
+          RabbitInboxConsumer.builder(rabbit.broker.factory(), rabbit.topology, consumer.asMode())
               .prefetch(20)
               .maxDeliveriesPerCall(20)
               // All 20 are queued before the start: the worker takes them as one call as soon as

@@ -9,8 +9,8 @@ import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.broker.ConsumeMode;
 import dev.archlab.inbox.jdbc.BatchConsumer;
-import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import dev.archlab.inbox.testkit.Await;
@@ -64,42 +64,41 @@ class RabbitInboxConsumerTest {
   static ConsumeMode mode(Mode mode, String name, InboxConfig config) {
     switch (mode) {
       case PER_MESSAGE:
-        return ConsumeMode.perMessage(
-            IdempotentConsumer.builder(name, store)
-                .config(config)
-                .handler(
-                    (m, a) -> {
-                      failIfPoison(m);
-                      // An effect outside the inbox's transaction, as per-message mode is for.
-                      try (Connection c = ds.getConnection()) {
-                        Effects.insert(c, name, m.id());
-                      }
-                    })
-                .build());
+        return IdempotentConsumer.builder(name, store)
+            .config(config)
+            .handler(
+                (m, a) -> {
+                  failIfPoison(m);
+                  // An effect outside the inbox's transaction, as per-message mode is for.
+                  try (Connection c = ds.getConnection()) {
+                    Effects.insert(c, name, m.id());
+                  }
+                })
+            .build()
+            .asMode();
       case ONE_COMMIT:
-        return ConsumeMode.oneCommit(
-            OneCommitConsumer.builder(name, store)
-                .config(config)
-                .handler(
-                    (m, a, c) -> {
-                      failIfPoison(m);
-                      Effects.insert(c, name, m.id());
-                    })
-                .build());
+        return OneCommitConsumer.builder(name, store)
+            .config(config)
+            .handler(
+                (m, a, c) -> {
+                  failIfPoison(m);
+                  Effects.insert(c, name, m.id());
+                })
+            .build()
+            .asMode();
       case BATCH:
       default:
-        return ConsumeMode.batch(
-            BatchConsumer.builder(name, store)
-                .config(config)
-                .handler(
-                    (messages, c) -> {
-                      for (Message m : messages) {
-                        failIfPoison(m);
-                        Effects.insert(c, name, m.id());
-                      }
-                    })
-                .build(),
-            50);
+        return BatchConsumer.builder(name, store)
+            .config(config)
+            .handler(
+                (messages, c) -> {
+                  for (Message m : messages) {
+                    failIfPoison(m);
+                    Effects.insert(c, name, m.id());
+                  }
+                })
+            .build()
+            .asMode(50);
     }
   }
 
@@ -257,8 +256,7 @@ class RabbitInboxConsumerTest {
         };
     try (RabbitFixture rabbit = new RabbitFixture(name);
         RabbitInboxConsumer consumer =
-            RabbitInboxConsumer.builder(
-                    rabbit.broker.factory(), rabbit.topology, ConsumeMode.perMessage(flaky))
+            RabbitInboxConsumer.builder(rabbit.broker.factory(), rabbit.topology, flaky.asMode())
                 .listener(listener)
                 .build()) {
       consumer.start();
@@ -330,8 +328,7 @@ class RabbitInboxConsumerTest {
     int after = 200;
     try (RabbitFixture rabbit = new RabbitFixture(name);
         RabbitInboxConsumer consumer =
-            RabbitInboxConsumer.builder(
-                    rabbit.broker.factory(), rabbit.topology, ConsumeMode.oneCommit(orders))
+            RabbitInboxConsumer.builder(rabbit.broker.factory(), rabbit.topology, orders.asMode())
                 .listener(listener)
                 .build()) {
       rabbit.publish(gate, "gate");

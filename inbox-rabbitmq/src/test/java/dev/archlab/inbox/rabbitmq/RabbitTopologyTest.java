@@ -7,7 +7,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InvalidConfigurationException;
-import dev.archlab.inbox.jdbc.ConsumeMode;
+import dev.archlab.inbox.broker.ConsumeMode;
 import dev.archlab.inbox.memory.MemoryInboxStore;
 import java.util.Map;
 import java.util.UUID;
@@ -69,10 +69,10 @@ class RabbitTopologyTest {
           .isInstanceOf(InvalidConfigurationException.class)
           .hasMessage("retry queue '" + t.retryQueue() + "' does not exist");
       ConsumeMode mode =
-          ConsumeMode.perMessage(
-              IdempotentConsumer.builder("c", new MemoryInboxStore())
-                  .handler((m, a) -> {})
-                  .build());
+          IdempotentConsumer.builder("c", new MemoryInboxStore())
+              .handler((m, a) -> {})
+              .build()
+              .asMode();
       RabbitInboxConsumer consumer =
           RabbitInboxConsumer.builder(RabbitBroker.get().factory(), t, mode)
               .declareTopology(false)

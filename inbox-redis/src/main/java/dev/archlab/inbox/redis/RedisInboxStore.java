@@ -9,7 +9,7 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
-import dev.archlab.inbox.store.ArgumentChecks;
+import dev.archlab.inbox.internal.ArgumentChecks;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;

@@ -15,7 +15,12 @@ public final class FreePorts {
 
   private FreePorts() {}
 
-  /** One free port. */
+  /**
+   * One free port.
+   *
+   * @return a port no socket was bound to when it was chosen
+   * @throws IOException if no socket can be opened on the loopback address
+   */
   public static int one() throws IOException {
     return distinct(1)[0];
   }
@@ -23,6 +28,9 @@ public final class FreePorts {
   /**
    * {@code count} distinct free ports.
    *
+   * @param count how many ports
+   * @return {@code count} ports, no two alike, none bound to a socket when chosen
+   * @throws IOException if no socket can be opened on the loopback address
    * @throws IllegalArgumentException if {@code count} is not positive
    */
   public static int[] distinct(int count) throws IOException {

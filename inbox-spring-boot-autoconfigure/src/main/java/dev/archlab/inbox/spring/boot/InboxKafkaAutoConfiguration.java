@@ -1,6 +1,6 @@
 package dev.archlab.inbox.spring.boot;
 
-import dev.archlab.inbox.kafka.MessageIdSource;
+import dev.archlab.inbox.kafka.KafkaIds;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -22,7 +22,7 @@ import org.springframework.kafka.core.KafkaOperations;
 @AutoConfiguration(
     after = InboxAutoConfiguration.class,
     afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
-@ConditionalOnClass({MessageIdSource.class, KafkaListenerEndpointRegistry.class})
+@ConditionalOnClass({KafkaIds.class, KafkaListenerEndpointRegistry.class})
 @ConditionalOnBean(InboxConsumers.class)
 public class InboxKafkaAutoConfiguration {
 

@@ -1,12 +1,11 @@
 package dev.archlab.inbox.spring.boot;
 
-import dev.archlab.inbox.InvalidMessageIdException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
-import dev.archlab.inbox.PayloadMismatchException;
+import dev.archlab.inbox.broker.BrokerDecision;
+import dev.archlab.inbox.broker.MessageIdSource;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -17,11 +16,14 @@ import org.springframework.kafka.support.Acknowledgment;
 
 /**
  * Wraps a {@code @KafkaListener}'s record listener so that each record runs through an inbox
- * consumer: the listener runs only for a message id not yet DONE, at most once to completion.
- * APPLIED and DUPLICATE return normally (the container commits the offset); FAILED and IN_FLIGHT
- * throw {@link RedeliverRecordException} (the error handler redelivers the record); DEAD, a record
- * without a valid message id and a payload mismatch throw {@link DeadLetterRecordException} (the
- * error handler publishes the record to the dead-letter topic, then the offset passes it).
+ * consumer: the listener runs only for a message id not yet DONE, at most once to completion. The
+ * shared {@link BrokerDecision} decides; this class translates it for Spring Kafka's container:
+ * acknowledge (APPLIED, DUPLICATE) returns normally (the container commits the offset); redeliver
+ * (FAILED, IN_FLIGHT) throws {@link RedeliverRecordException} (the error handler redelivers the
+ * record); dead-letter (DEAD, a record without a valid message id, a payload mismatch) throws
+ * {@link DeadLetterRecordException} (the error handler publishes the record to the dead-letter
+ * topic, then the offset passes it). Any other error of the consume call (a store error) is thrown
+ * on unchanged, for the container's error handler.
  *
  * <p>The container sees the wrapped listener's type through {@link DelegatingMessageListener} and
  * calls the matching {@code onMessage}; each is forwarded unchanged.
@@ -33,13 +35,13 @@ final class InboxMessageListener
   private final String consumerName;
   private final MessageListener<Object, Object> delegate;
   private final KafkaListenerConsumer consumer;
-  private final Function<ConsumerRecord<?, ?>, @Nullable String> ids;
+  private final MessageIdSource<ConsumerRecord<?, ?>> ids;
 
   InboxMessageListener(
       String consumerName,
       MessageListener<Object, Object> delegate,
       KafkaListenerConsumer consumer,
-      Function<ConsumerRecord<?, ?>, @Nullable String> ids) {
+      MessageIdSource<ConsumerRecord<?, ?>> ids) {
     this.consumerName = Objects.requireNonNull(consumerName, "consumerName");
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.consumer = Objects.requireNonNull(consumer, "consumer");
@@ -75,28 +77,41 @@ final class InboxMessageListener
   }
 
   private void consume(ConsumerRecord<Object, Object> record, Runnable listener) {
-    Message message = messageOf(record);
+    MessageIdSource.Identified identified =
+        ids.identify(record, id -> Message.of(id, record.topic(), payloadOf(record.value())));
+    Message message = identified.message();
+    if (message == null) {
+      throw new DeadLetterRecordException(
+          where(record) + ": " + identified.rejected().reason(), null);
+    }
     Outcome outcome;
     try {
       outcome = consumer.consume(message, () -> unwrapped(listener));
-    } catch (PayloadMismatchException e) {
-      throw new DeadLetterRecordException(where(record) + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      BrokerDecision failed = BrokerDecision.ofFailedCall(e);
+      if (!failed.finishes()) {
+        throw e; // a store error: the container's error handler decides, as for any listener
+      }
+      throw new DeadLetterRecordException(where(record) + ": " + failed.reason(), e);
     }
-    switch (outcome.status()) {
-      case APPLIED, DUPLICATE -> {
+    BrokerDecision decision = BrokerDecision.of(outcome);
+    switch (decision.action()) {
+      case ACKNOWLEDGE -> {
         // Done: the container commits past this record.
       }
-      case DEAD ->
+      case DEAD_LETTER ->
           throw new DeadLetterRecordException(
               where(record)
                   + ": message '"
                   + message.id()
-                  + "' is DEAD after "
-                  + outcome.attempts()
-                  + " attempt(s)"
-                  + cause(outcome),
+                  + "' is "
+                  + outcome.status()
+                  + " after "
+                  + decision.attempts()
+                  + " attempt(s): "
+                  + decision.reason(),
               outcome.error());
-      case FAILED, IN_FLIGHT ->
+      case REDELIVER_WHEN_RELEASED, REDELIVER_FOR_RETRY, REDELIVER_AFTER_ERROR ->
           throw new RedeliverRecordException(
               where(record)
                   + ": message '"
@@ -104,22 +119,10 @@ final class InboxMessageListener
                   + "' is "
                   + outcome.status()
                   + ", redelivered after "
-                  + outcome.retryAfter()
+                  + decision.delay()
                   + cause(outcome),
-              outcome.retryAfter(),
+              decision.delay(),
               outcome.error());
-    }
-  }
-
-  private Message messageOf(ConsumerRecord<Object, Object> record) {
-    try {
-      String id = ids.apply(record);
-      if (id == null) {
-        throw new DeadLetterRecordException(where(record) + ": the record has no message id", null);
-      }
-      return Message.of(id, record.topic(), payloadOf(record.value()));
-    } catch (InvalidMessageIdException e) {
-      throw new DeadLetterRecordException(where(record) + ": " + e.getMessage(), e);
     }
   }
 

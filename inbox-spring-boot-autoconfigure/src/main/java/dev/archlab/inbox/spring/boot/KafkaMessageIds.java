@@ -1,8 +1,8 @@
 package dev.archlab.inbox.spring.boot;
 
 import dev.archlab.inbox.Message;
-import dev.archlab.inbox.kafka.MessageIdSource;
-import java.util.function.Function;
+import dev.archlab.inbox.broker.MessageIdSource;
+import dev.archlab.inbox.kafka.KafkaIds;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
@@ -13,23 +13,14 @@ final class KafkaMessageIds {
 
   /**
    * The id source a listener's settings name. Header and offset ids are the Kafka adapter's own
-   * {@link MessageIdSource}s, so an id means the same with either adapter.
+   * sources ({@link KafkaIds}), so an id means the same with either adapter.
    */
-  static Function<ConsumerRecord<?, ?>, @Nullable String> of(
-      InboxProperties.KafkaListener settings) {
+  static MessageIdSource<ConsumerRecord<?, ?>> of(InboxProperties.KafkaListener settings) {
     return switch (settings.getMessageId()) {
-      case HEADER -> adapterSource(MessageIdSource.header(settings.getMessageIdHeader()));
-      case TOPIC_PARTITION_OFFSET -> adapterSource(MessageIdSource.topicPartitionOffset());
+      case HEADER -> KafkaIds.header(settings.getMessageIdHeader());
+      case TOPIC_PARTITION_OFFSET -> KafkaIds.topicPartitionOffset();
       case KEY -> KafkaMessageIds::key;
     };
-  }
-
-  // The adapter's sources take raw records but read only headers and coordinates, never the
-  // deserialized key or value, so they apply to records of any key and value type.
-  @SuppressWarnings("unchecked")
-  private static Function<ConsumerRecord<?, ?>, @Nullable String> adapterSource(
-      MessageIdSource source) {
-    return record -> source.idOf((ConsumerRecord<byte[], byte[]>) record);
   }
 
   private static @Nullable String key(ConsumerRecord<?, ?> record) {

@@ -1,11 +1,10 @@
 package dev.archlab.inbox.examples.guide;
 
-import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
+import dev.archlab.inbox.kafka.KafkaIds;
 import dev.archlab.inbox.kafka.KafkaInboxLoop;
 import dev.archlab.inbox.kafka.KafkaLoopListener;
-import dev.archlab.inbox.kafka.MessageIdSource;
 import dev.archlab.inbox.kafka.PausedPartitions;
 import dev.archlab.inbox.micrometer.KafkaLoopMeters;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,9 +43,9 @@ public final class KafkaExample {
             "auto.offset.reset", "earliest"); // enable.auto.commit must stay false
     PausedPartitions paused = new PausedPartitions();
     KafkaInboxLoop loop =
-        KafkaInboxLoop.builder(kafka, ConsumeMode.oneCommit(orders))
+        KafkaInboxLoop.builder(kafka, orders.asMode())
             .topics("orders") // dead letters go to "orders.DLT" (must exist)
-            .messageIds(MessageIdSource.header("message-id")) // the default
+            .messageIds(KafkaIds.header("message-id")) // the default
             .parallelism(3) // partitions at once; each stays in order
             .listener(KafkaLoopListener.all(paused))
             .build();

@@ -1,7 +1,6 @@
 package dev.archlab.inbox.examples.guide;
 
 import com.rabbitmq.client.ConnectionFactory;
-import dev.archlab.inbox.jdbc.ConsumeMode;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.OneCommitConsumer;
 import dev.archlab.inbox.rabbitmq.RabbitInboxConsumer;
@@ -34,8 +33,7 @@ public final class RabbitExample {
     ConnectionFactory rabbit = new ConnectionFactory(); // com.rabbitmq.client
     rabbit.setHost(host);
     RabbitInboxConsumer consumer =
-        RabbitInboxConsumer.builder(
-                rabbit, RabbitTopology.forQueue("orders"), ConsumeMode.oneCommit(orders))
+        RabbitInboxConsumer.builder(rabbit, RabbitTopology.forQueue("orders"), orders.asMode())
             .consumers(3) // channels, each with its own worker thread; default 1
             .prefetch(100) // unacked deliveries per channel; default 100
             .build();

@@ -1,4 +1,4 @@
-package dev.archlab.inbox.store;
+package dev.archlab.inbox.internal;
 
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.InvalidArgumentException;

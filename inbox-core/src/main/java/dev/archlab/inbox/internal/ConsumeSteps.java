@@ -1,7 +1,6 @@
-package dev.archlab.inbox.store;
+package dev.archlab.inbox.internal;
 
 import dev.archlab.inbox.Claim;
-import dev.archlab.inbox.ConsumerSettings;
 import dev.archlab.inbox.DeadLetterHandler;
 import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxListener;
@@ -11,6 +10,8 @@ import dev.archlab.inbox.LeaseLostException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.store.BeginResult;
+import dev.archlab.inbox.store.InboxStore;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.InstantSource;

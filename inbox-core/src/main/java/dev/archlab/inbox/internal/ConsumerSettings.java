@@ -1,6 +1,9 @@
-package dev.archlab.inbox;
+package dev.archlab.inbox.internal;
 
-import dev.archlab.inbox.internal.Fingerprint;
+import dev.archlab.inbox.DeadLetterHandler;
+import dev.archlab.inbox.InboxConfig;
+import dev.archlab.inbox.InboxListener;
+import dev.archlab.inbox.Message;
 import dev.archlab.inbox.store.BeginRequest;
 import java.time.InstantSource;
 
@@ -17,7 +20,16 @@ public final class ConsumerSettings {
   private final DeadLetterHandler deadLetterHandler;
   private final InstantSource clock;
 
-  ConsumerSettings(
+  /**
+   * The settings as a {@code ConsumerBuilder} validated them.
+   *
+   * @param name the consumer name
+   * @param config the configuration
+   * @param listener the event listener
+   * @param deadLetterHandler the dead-letter handler
+   * @param clock the clock events are time-stamped with
+   */
+  public ConsumerSettings(
       String name,
       InboxConfig config,
       InboxListener listener,
