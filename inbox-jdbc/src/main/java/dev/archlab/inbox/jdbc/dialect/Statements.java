@@ -41,7 +41,7 @@ public class Statements {
   /**
    * "Still PROCESSING" for a row found by its key, written so no planner can seek it through the
    * (state, updated_at) index: PostgreSQL, planning while the table has no statistics (new or just
-   * truncated), did, and then walked every PROCESSING row per statement (EXPLAIN in DESIGN §7).
+   * truncated), did, and then walked every PROCESSING row per statement (DESIGN §7).
    */
   public static final String STILL_PROCESSING = " AND (state = 'PROCESSING') IS TRUE";
 
