@@ -57,16 +57,19 @@ final class JdbcRunner {
     return configuredDialect;
   }
 
-  /** Work on a connection. */
+  /**
+   * Work on a connection, given the statements already resolved for it: the work never asks the
+   * runner for them while the runner holds the connection.
+   */
   @FunctionalInterface
   interface SqlWork<T> {
-    T run(Connection c) throws SQLException;
+    T run(Connection c, Statements s) throws SQLException;
   }
 
-  /** Work on a caller's connection, without a connection parameter. */
+  /** Work on a caller's connection (which the work already knows), given its statements. */
   @FunctionalInterface
   interface CallerWork<T> {
-    T run() throws SQLException;
+    T run(Statements s) throws SQLException;
   }
 
   /**
@@ -80,13 +83,13 @@ final class JdbcRunner {
       try (Connection c = dataSource.getConnection()) {
         // Detect on this connection: asking the pool for a second one while holding this one
         // deadlocks a pool that every thread has exhausted the same way.
-        statements(c);
+        Statements s = statementsFor(c);
         boolean autoCommit = c.getAutoCommit();
         if (!autoCommit) {
           c.setAutoCommit(true);
         }
         try {
-          return work.run(c);
+          return work.run(c, s);
         } finally {
           if (!autoCommit) {
             c.setAutoCommit(false);
@@ -118,8 +121,7 @@ final class JdbcRunner {
 
   <T> T onCallerConnection(String operation, Connection c, CallerWork<T> work) {
     try {
-      statements(c);
-      return work.run();
+      return work.run(statementsFor(c));
     } catch (SQLException e) {
       throw translate(operation, e, kindOf(e));
     }
@@ -174,7 +176,7 @@ final class JdbcRunner {
 
   /** The dialect, detected on {@code c} (which the caller holds) if not known yet. */
   JdbcDialect dialect(Connection c) throws SQLException {
-    return statements(c).dialect;
+    return statementsFor(c).dialect;
   }
 
   InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
@@ -266,14 +268,18 @@ final class JdbcRunner {
       return s;
     }
     try (Connection c = configuredDialect != null ? null : dataSource.getConnection()) {
-      return statements(c);
+      return statementsFor(c);
     } catch (SQLException e) {
       throw translate("dialect detection", e, kindOf(e));
     }
   }
 
-  /** The statements, detecting the dialect on {@code c} (which the caller already holds). */
-  Statements statements(Connection c) throws SQLException {
+  /**
+   * The statements, detecting the dialect on {@code c} (which the caller already holds). For code
+   * that owns its connection and transaction (the one-commit and batch consumers); work run by
+   * {@link #run} or {@link #onCallerConnection} is handed the statements instead.
+   */
+  Statements statementsFor(Connection c) throws SQLException {
     Statements s = statements;
     if (s == null) {
       synchronized (this) {
