@@ -231,7 +231,7 @@ public final class BatchConsumer implements AutoCloseable {
           tx.rollback(e);
           return new Ran(e, List.of());
         }
-        completions = store.batches.completeBatchOn(c, claims);
+        completions = store.batches.completeBatchOn(c, store.jdbc.statementsFor(c), claims);
         if (completions.stream().allMatch(BatchCompletion::succeeded)) {
           tx.commit();
         } else {

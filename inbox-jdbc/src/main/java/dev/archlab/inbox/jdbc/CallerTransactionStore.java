@@ -62,7 +62,7 @@ final class CallerTransactionStore extends ForwardingInboxStore {
     ArgumentChecks.requireNonNegative(retryDelay, "retryDelay");
     Connection c = caller("fail");
     return store.jdbc.onCallerConnection(
-        "fail", c, () -> store.rows.failOn(c, claim, error, retryDelay));
+        "fail", c, s -> store.rows.failOn(c, s, claim, error, retryDelay));
   }
 
   @Override
@@ -70,7 +70,7 @@ final class CallerTransactionStore extends ForwardingInboxStore {
     Objects.requireNonNull(claim, "claim");
     Connection c = caller("mark dead");
     return store.jdbc.onCallerConnection(
-        "mark dead", c, () -> store.rows.markDeadOn(c, claim, error));
+        "mark dead", c, s -> store.rows.markDeadOn(c, s, claim, error));
   }
 
   @Override

@@ -85,18 +85,17 @@ final class CoalescedCalls {
     jdbc.run(
         "begin",
         true,
-        c -> {
+        (c, s) -> {
           for (Split<BeginRequest, BeginResult> group :
               split(batch, BeginRequest::consumer, BeginRequest::messageId)) {
-            beginGroup(c, group);
+            beginGroup(c, s, group);
           }
           return null;
         });
   }
 
-  private void beginGroup(Connection c, Split<BeginRequest, BeginResult> group)
+  private void beginGroup(Connection c, Statements s, Split<BeginRequest, BeginResult> group)
       throws SQLException {
-    Statements s = jdbc.statements(c);
     if (group.firsts.size() > 1 && s.supportsBatchInsert()) {
       List<BeginRequest> requests = new ArrayList<>(group.firsts.size());
       for (Pending<BeginRequest, BeginResult> p : group.firsts.values()) {
@@ -115,31 +114,32 @@ final class CoalescedCalls {
         }
       }
       Map<String, InboxTable.Snapshot> snaps =
-          existing.isEmpty() ? Map.of() : rows.selectManyWithNow(c, existing);
+          existing.isEmpty() ? Map.of() : rows.selectManyWithNow(c, s, existing);
       for (BeginRequest r : existing) {
         Pending<BeginRequest, BeginResult> p = group.firsts.get(r.messageId());
         InboxTable.Snapshot snap = snaps.get(r.messageId());
         try {
-          BeginResult decided = snap == null ? null : rows.decide(c, r, snap);
+          BeginResult decided = snap == null ? null : rows.decide(c, s, r, snap);
           // Pruned or raced since the insert: settle this one the single-message way.
-          p.answer(decided != null ? decided : rows.beginOn(c, r));
+          p.answer(decided != null ? decided : rows.beginOn(c, s, r));
         } catch (InboxException e) {
           p.fail(e); // a payload mismatch is this caller's alone
         }
       }
     } else {
       for (Pending<BeginRequest, BeginResult> p : group.firsts.values()) {
-        beginAlone(c, p);
+        beginAlone(c, s, p);
       }
     }
     for (Pending<BeginRequest, BeginResult> repeat : group.repeats) {
-      beginAlone(c, repeat);
+      beginAlone(c, s, repeat);
     }
   }
 
-  private void beginAlone(Connection c, Pending<BeginRequest, BeginResult> p) throws SQLException {
+  private void beginAlone(Connection c, Statements s, Pending<BeginRequest, BeginResult> p)
+      throws SQLException {
     try {
-      p.answer(rows.beginOn(c, p.request));
+      p.answer(rows.beginOn(c, s, p.request));
     } catch (InboxException e) {
       p.fail(e);
     }
@@ -151,16 +151,16 @@ final class CoalescedCalls {
     jdbc.run(
         "complete",
         true,
-        c -> {
+        (c, s) -> {
           for (Split<Claim, InboxRecord> group : split(batch, Claim::consumer, Claim::messageId)) {
-            completeGroup(c, group);
+            completeGroup(c, s, group);
           }
           return null;
         });
   }
 
-  private void completeGroup(Connection c, Split<Claim, InboxRecord> group) throws SQLException {
-    Statements s = jdbc.statements(c);
+  private void completeGroup(Connection c, Statements s, Split<Claim, InboxRecord> group)
+      throws SQLException {
     if (group.firsts.size() > 1 && s.batchCompleteIsOneStatement()) {
       completeInOneStatement(c, s, group);
     } else if (group.firsts.size() > 1) {
@@ -169,7 +169,7 @@ final class CoalescedCalls {
         claims.add(p.request);
       }
       // One transaction, committed before any answer is handed out.
-      for (BatchCompletion done : batches.completeBatchCommitted(c, claims)) {
+      for (BatchCompletion done : batches.completeBatchCommitted(c, s, claims)) {
         Pending<Claim, InboxRecord> p = group.firsts.get(done.claim().messageId());
         if (done.succeeded()) {
           p.answer(done.record());
@@ -179,11 +179,11 @@ final class CoalescedCalls {
       }
     } else {
       for (Pending<Claim, InboxRecord> p : group.firsts.values()) {
-        completeAlone(c, p);
+        completeAlone(c, s, p);
       }
     }
     for (Pending<Claim, InboxRecord> repeat : group.repeats) {
-      completeAlone(c, repeat);
+      completeAlone(c, s, repeat);
     }
   }
 
@@ -206,14 +206,16 @@ final class CoalescedCalls {
       if (!p.decided()) {
         Claim claim = p.request;
         p.fail(
-            RecordStateMachine.refusal(claim, rows.select(c, claim.consumer(), claim.messageId())));
+            RecordStateMachine.refusal(
+                claim, rows.select(c, s, claim.consumer(), claim.messageId())));
       }
     }
   }
 
-  private void completeAlone(Connection c, Pending<Claim, InboxRecord> p) throws SQLException {
+  private void completeAlone(Connection c, Statements s, Pending<Claim, InboxRecord> p)
+      throws SQLException {
     try {
-      p.answer(rows.completeOn(c, p.request, null));
+      p.answer(rows.completeOn(c, s, p.request, null));
     } catch (InboxException e) {
       p.fail(e);
     }

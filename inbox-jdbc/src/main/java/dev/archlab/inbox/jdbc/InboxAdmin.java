@@ -4,7 +4,6 @@ import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
-import dev.archlab.inbox.jdbc.dialect.Statements;
 import dev.archlab.inbox.operator.ConsumerOverview;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -47,8 +46,7 @@ public final class InboxAdmin {
     return jdbc.run(
         "status",
         true,
-        c -> {
-          Statements s = jdbc.statements(c);
+        (c, s) -> {
           Instant now;
           try (PreparedStatement ps = c.prepareStatement(s.now);
               ResultSet rs = ps.executeQuery()) {
@@ -90,8 +88,7 @@ public final class InboxAdmin {
     return jdbc.run(
         "release",
         true,
-        c -> {
-          Statements s = jdbc.statements(c);
+        (c, s) -> {
           try (PreparedStatement ps = c.prepareStatement(s.release)) {
             ps.setString(1, consumer);
             ps.setString(2, messageId);
@@ -99,7 +96,7 @@ public final class InboxAdmin {
               return Optional.empty();
             }
           }
-          return Optional.ofNullable(rows.select(c, consumer, messageId));
+          return Optional.ofNullable(rows.select(c, s, consumer, messageId));
         });
   }
 
@@ -121,8 +118,7 @@ public final class InboxAdmin {
     return jdbc.run(
         "retry dead",
         true,
-        c -> {
-          Statements s = jdbc.statements(c);
+        (c, s) -> {
           if (messageIds.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement(s.retryDeadAll)) {
               ps.setString(1, consumer);
@@ -155,8 +151,7 @@ public final class InboxAdmin {
     return jdbc.run(
         "count by state",
         true,
-        c -> {
-          Statements s = jdbc.statements(c);
+        (c, s) -> {
           Map<RecordState, Long> out = new EnumMap<>(RecordState.class);
           for (RecordState state : RecordState.values()) {
             out.put(state, 0L);
@@ -191,8 +186,7 @@ public final class InboxAdmin {
     return jdbc.run(
         "count prunable",
         true,
-        c -> {
-          Statements s = jdbc.statements(c);
+        (c, s) -> {
           try (PreparedStatement ps =
               c.prepareStatement(consumer == null ? s.countPrunableAll : s.countPrunableConsumer)) {
             s.dialect.setInstant(ps, 1, before);
@@ -228,8 +222,7 @@ public final class InboxAdmin {
           jdbc.run(
               "prune",
               true,
-              c -> {
-                Statements s = jdbc.statements(c);
+              (c, s) -> {
                 try (PreparedStatement ps =
                     c.prepareStatement(consumer == null ? s.pruneAll : s.pruneConsumer)) {
                   int i = 1;

@@ -32,11 +32,9 @@ final class InboxBatches {
   /** Most ids per batch statement; longer batches are cut into chunks of this size. */
   static final int MAX_BATCH = 500;
 
-  private final JdbcRunner jdbc;
   private final InboxTable rows;
 
-  InboxBatches(JdbcRunner jdbc, InboxTable rows) {
-    this.jdbc = jdbc;
+  InboxBatches(InboxTable rows) {
     this.rows = rows;
   }
 
@@ -62,17 +60,17 @@ final class InboxBatches {
   }
 
   /** Completes {@code claims} on {@code c} (in autocommit) in one transaction it commits. */
-  List<BatchCompletion> completeBatchCommitted(Connection c, List<Claim> claims)
+  List<BatchCompletion> completeBatchCommitted(Connection c, Statements s, List<Claim> claims)
       throws SQLException {
     try (LocalTransaction tx = new LocalTransaction(c)) {
-      List<BatchCompletion> done = completeBatchOn(c, claims);
+      List<BatchCompletion> done = completeBatchOn(c, s, claims);
       tx.commit();
       return done;
     }
   }
 
-  List<BeginResult> beginBatchOn(Connection c, List<BeginRequest> requests) throws SQLException {
-    Statements s = jdbc.statements(c);
+  List<BeginResult> beginBatchOn(Connection c, Statements s, List<BeginRequest> requests)
+      throws SQLException {
     Map<String, BeginRequest> firsts = new LinkedHashMap<>();
     for (BeginRequest r : requests) {
       firsts.putIfAbsent(r.messageId(), r);
@@ -84,7 +82,7 @@ final class InboxBatches {
           distinct.subList(from, Math.min(distinct.size(), from + MAX_BATCH));
       if (!s.supportsBatchInsert()) {
         for (BeginRequest r : chunk) {
-          decided.put(r.messageId(), rows.beginOn(c, r));
+          decided.put(r.messageId(), rows.beginOn(c, s, r));
         }
         continue;
       }
@@ -101,12 +99,12 @@ final class InboxBatches {
       if (existing.isEmpty()) {
         continue;
       }
-      Map<String, InboxTable.Snapshot> snaps = rows.selectManyWithNow(c, existing);
+      Map<String, InboxTable.Snapshot> snaps = rows.selectManyWithNow(c, s, existing);
       for (BeginRequest r : existing) {
         InboxTable.Snapshot snap = snaps.get(r.messageId());
-        BeginResult result = snap == null ? null : rows.decide(c, r, snap);
+        BeginResult result = snap == null ? null : rows.decide(c, s, r, snap);
         // Pruned or raced since the insert: settle this one the single-message way.
-        decided.put(r.messageId(), result != null ? result : rows.beginOn(c, r));
+        decided.put(r.messageId(), result != null ? result : rows.beginOn(c, s, r));
       }
     }
     List<BeginResult> out = new ArrayList<>(requests.size());
@@ -127,8 +125,8 @@ final class InboxBatches {
    * Claims the ids of {@code requests} (distinct, one consumer) that have no record: one multi-row
    * insert per chunk where the dialect has one, else one insert each. Returns the new records.
    */
-  List<InboxRecord> claimNewOn(Connection c, List<BeginRequest> requests) throws SQLException {
-    Statements s = jdbc.statements(c);
+  List<InboxRecord> claimNewOn(Connection c, Statements s, List<BeginRequest> requests)
+      throws SQLException {
     List<InboxRecord> inserted = new ArrayList<>();
     for (int from = 0; from < requests.size(); from += MAX_BATCH) {
       List<BeginRequest> chunk =
@@ -138,7 +136,7 @@ final class InboxBatches {
         continue;
       }
       for (BeginRequest r : chunk) {
-        InboxRecord record = rows.tryInsert(c, r);
+        InboxRecord record = rows.tryInsert(c, s, r);
         if (record != null) {
           inserted.add(record);
         }
@@ -148,8 +146,8 @@ final class InboxBatches {
   }
 
   /** Deletes each first claim that is still PROCESSING at attempt 1, as one JDBC batch. */
-  void unclaimFirstOn(Connection c, List<Claim> claims) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).unclaimFirst)) {
+  void unclaimFirstOn(Connection c, Statements s, List<Claim> claims) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(s.unclaimFirst)) {
       for (Claim claim : claims) {
         ps.setString(1, claim.consumer());
         ps.setString(2, claim.messageId());
@@ -159,7 +157,8 @@ final class InboxBatches {
     }
   }
 
-  List<BatchCompletion> completeBatchOn(Connection c, List<Claim> claims) throws SQLException {
+  List<BatchCompletion> completeBatchOn(Connection c, Statements s, List<Claim> claims)
+      throws SQLException {
     if (claims.isEmpty()) {
       return List.of();
     }
@@ -179,7 +178,6 @@ final class InboxBatches {
             "claim for message '" + claim.messageId() + "' appears twice in one batch");
       }
     }
-    Statements s = jdbc.statements(c);
     Map<String, InboxRecord> completed = new HashMap<>();
     List<Claim> distinct = new ArrayList<>(byId.values());
     for (int from = 0; from < distinct.size(); from += MAX_BATCH) {
@@ -195,7 +193,7 @@ final class InboxBatches {
         out.add(new BatchCompletion(claim, done, null));
         continue;
       }
-      InboxRecord current = rows.select(c, claim.consumer(), claim.messageId());
+      InboxRecord current = rows.select(c, s, claim.consumer(), claim.messageId());
       out.add(new BatchCompletion(claim, null, RecordStateMachine.refusal(claim, current)));
     }
     return List.copyOf(out);

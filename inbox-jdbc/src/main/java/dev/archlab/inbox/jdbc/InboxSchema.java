@@ -107,8 +107,8 @@ public final class InboxSchema {
       jdbc.run(
           "check schema",
           true,
-          c -> {
-            try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).probe)) {
+          (c, s) -> {
+            try (PreparedStatement ps = c.prepareStatement(s.probe)) {
               ps.setString(1, "-");
               ps.setString(2, "-");
               ps.executeQuery().close();

@@ -29,35 +29,32 @@ import java.util.Objects;
  * decision on the record read with the database's time), the fenced updates (complete, fail, dead,
  * extend), reads and the one-commit mode's DONE insert. Nothing here borrows a connection, commits
  * or translates errors: the store, the consumers and {@link TransactionalEffect} own the
- * transaction, and {@link JdbcRunner} translates what escapes.
+ * transaction, and {@link JdbcRunner} translates what escapes. Each operation takes the statements
+ * already resolved for the connection (by the runner, or by the consumer that owns the
+ * transaction), so nothing here reaches back for the dialect.
  */
 final class InboxTable {
 
-  private final JdbcRunner jdbc;
-
-  InboxTable(JdbcRunner jdbc) {
-    this.jdbc = jdbc;
-  }
-
-  BeginResult beginOn(Connection c, BeginRequest r) throws SQLException {
-    return beginOn(c, r, true);
+  BeginResult beginOn(Connection c, Statements s, BeginRequest r) throws SQLException {
+    return beginOn(c, s, r, true);
   }
 
   /**
    * Begins on {@code c}; with {@code insertFirst} false the caller has just found the key taken
    * (the one-commit mode's DONE insert), so the first round starts by reading it.
    */
-  BeginResult beginOn(Connection c, BeginRequest r, boolean insertFirst) throws SQLException {
+  BeginResult beginOn(Connection c, Statements s, BeginRequest r, boolean insertFirst)
+      throws SQLException {
     for (int round = 0; round < 100; round++) {
-      InboxRecord inserted = round == 0 && !insertFirst ? null : tryInsert(c, r);
+      InboxRecord inserted = round == 0 && !insertFirst ? null : tryInsert(c, s, r);
       if (inserted != null) {
         return BeginResult.of(Kind.CLAIMED, inserted, inserted.createdAt());
       }
-      Snapshot snap = selectWithNow(c, r.consumer(), r.messageId());
+      Snapshot snap = selectWithNow(c, s, r.consumer(), r.messageId());
       if (snap == null) {
         continue; // pruned between the insert and the read: insert again
       }
-      BeginResult decided = decide(c, r, snap);
+      BeginResult decided = decide(c, s, r, snap);
       if (decided != null) {
         return decided;
       }
@@ -72,7 +69,8 @@ final class InboxTable {
    * without writing, or a takeover (or death) by an UPDATE conditioned on exactly what was read.
    * Returns null if that UPDATE lost a race, so the caller reads again.
    */
-  BeginResult decide(Connection c, BeginRequest r, Snapshot snap) throws SQLException {
+  BeginResult decide(Connection c, Statements s, BeginRequest r, Snapshot snap)
+      throws SQLException {
     InboxRecord cur = snap.record;
     Instant now = snap.now;
     BeginResult decided = RecordStateMachine.begin(r, cur, now);
@@ -80,7 +78,6 @@ final class InboxTable {
       return decided;
     }
     InboxRecord next = decided.record();
-    Statements s = jdbc.statements(c);
     try (PreparedStatement ps = c.prepareStatement(s.takeover)) {
       ps.setString(1, next.state().name());
       s.dialect.setInstant(ps, 2, next.leaseUntil());
@@ -96,14 +93,13 @@ final class InboxTable {
   }
 
   /** Inserts {@code r}'s key as a new PROCESSING claim; the record, or null if the key exists. */
-  InboxRecord tryInsert(Connection c, BeginRequest r) throws SQLException {
-    Statements s = jdbc.statements(c);
+  InboxRecord tryInsert(Connection c, Statements s, BeginRequest r) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(s.insert)) {
       ps.setString(1, r.consumer());
       ps.setString(2, r.messageId());
       ps.setLong(3, micros(r.lease()));
       ps.setString(4, r.payloadHash());
-      return insertedRecord(c, ps, r);
+      return insertedRecord(c, s, ps, r);
     }
   }
 
@@ -113,21 +109,22 @@ final class InboxTable {
    * also carries the effect; until then the row lock keeps concurrent duplicates waiting. {@code
    * prefix} (a dialect's per-statement lock timeout, or empty) goes in front of the insert.
    */
-  InboxRecord insertDoneOn(Connection c, BeginRequest r, String prefix) throws SQLException {
-    Statements s = jdbc.statements(c);
+  InboxRecord insertDoneOn(Connection c, Statements s, BeginRequest r, String prefix)
+      throws SQLException {
     String sql = prefix.isEmpty() ? s.insertDone : prefix + s.insertDone;
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, r.consumer());
       ps.setString(2, r.messageId());
       ps.setString(3, r.payloadHash());
-      return insertedRecord(c, ps, r);
+      return insertedRecord(c, s, ps, r);
     }
   }
 
   /** Stores {@code result} on a DONE record written by this transaction; returns the record. */
-  InboxRecord keepResultOn(Connection c, InboxRecord done, byte[] result) throws SQLException {
+  InboxRecord keepResultOn(Connection c, Statements s, InboxRecord done, byte[] result)
+      throws SQLException {
     ArgumentChecks.requireResultSize(result);
-    try (PreparedStatement ps = c.prepareStatement(jdbc.statements(c).keepResult)) {
+    try (PreparedStatement ps = c.prepareStatement(s.keepResult)) {
       ps.setBytes(1, result);
       ps.setString(2, done.consumer());
       ps.setString(3, done.messageId());
@@ -152,9 +149,8 @@ final class InboxTable {
   }
 
   /** Runs an insert-if-absent and returns the inserted record, or null if the key existed. */
-  private InboxRecord insertedRecord(Connection c, PreparedStatement ps, BeginRequest r)
-      throws SQLException {
-    Statements s = jdbc.statements(c);
+  private InboxRecord insertedRecord(
+      Connection c, Statements s, PreparedStatement ps, BeginRequest r) throws SQLException {
     if (s.insertReturnsRecord()) {
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? s.readRecord(rs) : null;
@@ -169,15 +165,17 @@ final class InboxTable {
       }
       throw e;
     }
-    return inserted == 1 ? select(c, r.consumer(), r.messageId()) : null;
+    return inserted == 1 ? select(c, s, r.consumer(), r.messageId()) : null;
   }
 
-  InboxRecord completeOn(Connection c, Claim claim, byte[] result) throws SQLException {
+  InboxRecord completeOn(Connection c, Statements s, Claim claim, byte[] result)
+      throws SQLException {
     Objects.requireNonNull(claim, "claim");
     return fenced(
         c,
+        s,
         claim,
-        jdbc.statements(c).complete,
+        s.complete,
         ps -> {
           ps.setBytes(1, result);
           return 2;
@@ -194,9 +192,8 @@ final class InboxTable {
    * Runs a fenced UPDATE ({@code … WHERE consumer = ? AND message_id = ? AND attempts = ? AND state
    * = 'PROCESSING'}) and returns the updated row, or explains why no row matched.
    */
-  private InboxRecord fenced(Connection c, Claim claim, FencedSql sql, Binder binder)
+  private InboxRecord fenced(Connection c, Statements s, Claim claim, FencedSql sql, Binder binder)
       throws SQLException {
-    Statements s = jdbc.statements(c);
     String text = sql.returning() != null ? sql.returning() : sql.plain();
     try (PreparedStatement ps = c.prepareStatement(text)) {
       int i = binder.bind(ps);
@@ -210,17 +207,16 @@ final class InboxTable {
           }
         }
       } else if (ps.executeUpdate() == 1) {
-        return select(c, claim.consumer(), claim.messageId());
+        return select(c, s, claim.consumer(), claim.messageId());
       }
     }
-    throw RecordStateMachine.refusal(claim, select(c, claim.consumer(), claim.messageId()));
+    throw RecordStateMachine.refusal(claim, select(c, s, claim.consumer(), claim.messageId()));
   }
 
   record Snapshot(InboxRecord record, Instant now) {}
 
-  private Snapshot selectWithNow(Connection c, String consumer, String messageId)
+  private Snapshot selectWithNow(Connection c, Statements s, String consumer, String messageId)
       throws SQLException {
-    Statements s = jdbc.statements(c);
     try (PreparedStatement ps = c.prepareStatement(s.selectWithNow)) {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
@@ -232,8 +228,8 @@ final class InboxTable {
     }
   }
 
-  InboxRecord select(Connection c, String consumer, String messageId) throws SQLException {
-    Statements s = jdbc.statements(c);
+  InboxRecord select(Connection c, Statements s, String consumer, String messageId)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(s.select)) {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
@@ -244,8 +240,7 @@ final class InboxTable {
   }
 
   /** The database clock read on {@code c}, so a caller holding a connection needs no other. */
-  Instant currentTimeOn(Connection c) throws SQLException {
-    Statements s = jdbc.statements(c);
+  Instant currentTimeOn(Connection c, Statements s) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(s.now);
         ResultSet rs = ps.executeQuery()) {
       rs.next();
@@ -257,11 +252,12 @@ final class InboxTable {
    * The fenced extension on {@code c}. The statements come from that same connection: asking the
    * pool for another while the caller holds this one could wait on an exhausted pool.
    */
-  Claim extendOn(Connection c, Claim claim, Duration lease) throws SQLException {
+  Claim extendOn(Connection c, Statements s, Claim claim, Duration lease) throws SQLException {
     return fenced(
             c,
+            s,
             claim,
-            jdbc.statements(c).extend,
+            s.extend,
             ps -> {
               ps.setLong(1, micros(lease));
               return 2;
@@ -270,9 +266,8 @@ final class InboxTable {
   }
 
   /** Reads many records of one consumer with the database's time, keyed by message id. */
-  Map<String, Snapshot> selectManyWithNow(Connection c, List<BeginRequest> requests)
+  Map<String, Snapshot> selectManyWithNow(Connection c, Statements s, List<BeginRequest> requests)
       throws SQLException {
-    Statements s = jdbc.statements(c);
     List<String> ids = new ArrayList<>(requests.size());
     for (BeginRequest r : requests) {
       ids.add(r.messageId());
@@ -295,12 +290,13 @@ final class InboxTable {
   }
 
   /** The fenced failure on {@code c}: the record waits {@code retryDelay} for its next attempt. */
-  InboxRecord failOn(Connection c, Claim claim, String error, Duration retryDelay)
+  InboxRecord failOn(Connection c, Statements s, Claim claim, String error, Duration retryDelay)
       throws SQLException {
     return fenced(
         c,
+        s,
         claim,
-        jdbc.statements(c).fail,
+        s.fail,
         ps -> {
           ps.setLong(1, micros(retryDelay));
           ps.setString(2, InboxRecord.boundError(error));
@@ -309,11 +305,13 @@ final class InboxTable {
   }
 
   /** The fenced move to DEAD on {@code c}. */
-  InboxRecord markDeadOn(Connection c, Claim claim, String error) throws SQLException {
+  InboxRecord markDeadOn(Connection c, Statements s, Claim claim, String error)
+      throws SQLException {
     return fenced(
         c,
+        s,
         claim,
-        jdbc.statements(c).markDead,
+        s.markDead,
         ps -> {
           ps.setString(1, InboxRecord.boundError(error));
           return 2;
@@ -324,9 +322,9 @@ final class InboxTable {
    * Up to {@code limit} records in {@code state} (of {@code consumer}, or all if null), oldest
    * first.
    */
-  List<InboxRecord> listOn(Connection c, RecordState state, String consumer, int limit)
+  List<InboxRecord> listOn(
+      Connection c, Statements s, RecordState state, String consumer, int limit)
       throws SQLException {
-    Statements s = jdbc.statements(c);
     try (PreparedStatement ps = c.prepareStatement(consumer == null ? s.listAll : s.listConsumer)) {
       int i = 1;
       ps.setString(i++, state.name());

@@ -74,8 +74,8 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
     this.dataSource = b.dataSource;
     this.table = b.table;
     this.jdbc = new JdbcRunner(b.dataSource, b.table, b.transientRetries, b.dialect);
-    this.rows = new InboxTable(jdbc);
-    this.batches = new InboxBatches(jdbc, rows);
+    this.rows = new InboxTable();
+    this.batches = new InboxBatches(rows);
     this.admin = new InboxAdmin(jdbc, rows, b.pruneBatchSize);
     this.schema = new InboxSchema(jdbc, b.schemaLockTimeout, b.schemaCreationTimeout);
     this.coalesced = b.coalescing ? new CoalescedCalls(jdbc, rows, batches) : null;
@@ -166,7 +166,7 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
     if (coalesced != null) {
       return coalesced.begin(request);
     }
-    return jdbc.run("begin", true, c -> rows.beginOn(c, request));
+    return jdbc.run("begin", true, (c, s) -> rows.beginOn(c, s, request));
   }
 
   @Override
@@ -176,27 +176,27 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
       // The batch completion keeps no result, so only plain completions are coalesced.
       return coalesced.complete(Objects.requireNonNull(claim, "claim"));
     }
-    return jdbc.run("complete", true, c -> rows.completeOn(c, claim, result));
+    return jdbc.run("complete", true, (c, s) -> rows.completeOn(c, s, claim, result));
   }
 
   @Override
   public InboxRecord fail(Claim claim, String error, Duration retryDelay) {
     Objects.requireNonNull(claim, "claim");
     ArgumentChecks.requireNonNegative(retryDelay, "retryDelay");
-    return jdbc.run("fail", true, c -> rows.failOn(c, claim, error, retryDelay));
+    return jdbc.run("fail", true, (c, s) -> rows.failOn(c, s, claim, error, retryDelay));
   }
 
   @Override
   public InboxRecord markDead(Claim claim, String error) {
     Objects.requireNonNull(claim, "claim");
-    return jdbc.run("mark dead", true, c -> rows.markDeadOn(c, claim, error));
+    return jdbc.run("mark dead", true, (c, s) -> rows.markDeadOn(c, s, claim, error));
   }
 
   @Override
   public Claim extend(Claim claim, Duration lease) {
     Objects.requireNonNull(claim, "claim");
     ArgumentChecks.requirePositive(lease, "lease");
-    return jdbc.run("extend", true, c -> rows.extendOn(c, claim, lease));
+    return jdbc.run("extend", true, (c, s) -> rows.extendOn(c, s, claim, lease));
   }
 
   @Override
@@ -216,7 +216,8 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
   public Optional<InboxRecord> find(String consumer, String messageId) {
     Identifiers.requireConsumerName(consumer);
     Identifiers.requireMessageId(messageId);
-    return jdbc.run("find", true, c -> Optional.ofNullable(rows.select(c, consumer, messageId)));
+    return jdbc.run(
+        "find", true, (c, s) -> Optional.ofNullable(rows.select(c, s, consumer, messageId)));
   }
 
   @Override
@@ -226,7 +227,7 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
       Identifiers.requireConsumerName(consumer);
     }
     ArgumentChecks.requireLimit(limit);
-    return jdbc.run("list", true, c -> rows.listOn(c, state, consumer, limit));
+    return jdbc.run("list", true, (c, s) -> rows.listOn(c, s, state, consumer, limit));
   }
 
   @Override
@@ -243,7 +244,7 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
   public BeginResult begin(Connection connection, BeginRequest request) {
     Objects.requireNonNull(connection, "connection");
     Objects.requireNonNull(request, "request");
-    return jdbc.onCallerConnection("begin", connection, () -> rows.beginOn(connection, request));
+    return jdbc.onCallerConnection("begin", connection, s -> rows.beginOn(connection, s, request));
   }
 
   /**
@@ -255,7 +256,7 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
     Objects.requireNonNull(connection, "connection");
     ArgumentChecks.requireResultSize(result);
     return jdbc.onCallerConnection(
-        "complete", connection, () -> rows.completeOn(connection, claim, result));
+        "complete", connection, s -> rows.completeOn(connection, s, claim, result));
   }
 
   /** The fenced {@link #extend} on the caller's connection, inside the caller's transaction. */
@@ -264,7 +265,7 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
     Objects.requireNonNull(claim, "claim");
     ArgumentChecks.requirePositive(lease, "lease");
     return jdbc.onCallerConnection(
-        "extend", connection, () -> rows.extendOn(connection, claim, lease));
+        "extend", connection, s -> rows.extendOn(connection, s, claim, lease));
   }
 
   /**
@@ -302,7 +303,8 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
     if (requests.isEmpty()) {
       return List.of();
     }
-    List<InboxRecord> inserted = jdbc.run("claim new", true, c -> batches.claimNewOn(c, requests));
+    List<InboxRecord> inserted =
+        jdbc.run("claim new", true, (c, s) -> batches.claimNewOn(c, s, requests));
     Map<String, InboxRecord> byId = new HashMap<>();
     for (InboxRecord r : inserted) {
       byId.put(r.messageId(), r);
@@ -326,8 +328,8 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
     jdbc.run(
         "unclaim",
         true,
-        c -> {
-          batches.unclaimFirstOn(c, claims);
+        (c, s) -> {
+          batches.unclaimFirstOn(c, s, claims);
           return null;
         });
   }
@@ -348,7 +350,7 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
     if (InboxBatches.requireOneConsumer(requests).isEmpty()) {
       return List.of();
     }
-    return jdbc.run("begin batch", true, c -> batches.beginBatchOn(c, requests));
+    return jdbc.run("begin batch", true, (c, s) -> batches.beginBatchOn(c, s, requests));
   }
 
   /** How one fenced completion of a batch ended: the DONE record, or why it was refused. */
@@ -366,7 +368,7 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
    */
   public List<BatchCompletion> completeBatch(List<Claim> claims) {
     Objects.requireNonNull(claims, "claims");
-    return jdbc.run("complete batch", true, c -> batches.completeBatchCommitted(c, claims));
+    return jdbc.run("complete batch", true, (c, s) -> batches.completeBatchCommitted(c, s, claims));
   }
 
   /** {@link #completeBatch(List)} inside the caller's transaction, which the caller commits. */
@@ -374,6 +376,6 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
     Objects.requireNonNull(connection, "connection");
     Objects.requireNonNull(claims, "claims");
     return jdbc.onCallerConnection(
-        "complete batch", connection, () -> batches.completeBatchOn(connection, claims));
+        "complete batch", connection, s -> batches.completeBatchOn(connection, s, claims));
   }
 }

@@ -8,7 +8,6 @@ import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -21,13 +20,6 @@ import javax.sql.DataSource;
 final class JdbcRunner {
 
   private static final System.Logger LOG = System.getLogger(JdbcInboxStore.class.getName());
-
-  /** Classifies errors that happen before a dialect could be detected. */
-  private static final JdbcDialect GENERIC = new dev.archlab.inbox.jdbc.dialect.H2Dialect();
-
-  /** Classifies MariaDB/MySQL driver errors (vendor codes) before a dialect could be detected. */
-  private static final JdbcDialect MYSQL_RULES =
-      new dev.archlab.inbox.jdbc.dialect.MariaDbDialect();
 
   private final DataSource dataSource;
   private final TableName table;
@@ -57,16 +49,19 @@ final class JdbcRunner {
     return configuredDialect;
   }
 
-  /** Work on a connection. */
+  /**
+   * Work on a connection, given the statements already resolved for it: the work never asks the
+   * runner for them while the runner holds the connection.
+   */
   @FunctionalInterface
   interface SqlWork<T> {
-    T run(Connection c) throws SQLException;
+    T run(Connection c, Statements s) throws SQLException;
   }
 
-  /** Work on a caller's connection, without a connection parameter. */
+  /** Work on a caller's connection (which the work already knows), given its statements. */
   @FunctionalInterface
   interface CallerWork<T> {
-    T run() throws SQLException;
+    T run(Statements s) throws SQLException;
   }
 
   /**
@@ -80,13 +75,13 @@ final class JdbcRunner {
       try (Connection c = dataSource.getConnection()) {
         // Detect on this connection: asking the pool for a second one while holding this one
         // deadlocks a pool that every thread has exhausted the same way.
-        statements(c);
+        Statements s = statementsFor(c);
         boolean autoCommit = c.getAutoCommit();
         if (!autoCommit) {
           c.setAutoCommit(true);
         }
         try {
-          return work.run(c);
+          return work.run(c, s);
         } finally {
           if (!autoCommit) {
             c.setAutoCommit(false);
@@ -118,8 +113,7 @@ final class JdbcRunner {
 
   <T> T onCallerConnection(String operation, Connection c, CallerWork<T> work) {
     try {
-      statements(c);
-      return work.run();
+      return work.run(statementsFor(c));
     } catch (SQLException e) {
       throw translate(operation, e, kindOf(e));
     }
@@ -128,8 +122,8 @@ final class JdbcRunner {
   private SqlErrorKind kindOf(SQLException e) {
     Statements s = statements;
     JdbcDialect d = s != null ? s.dialect : configuredDialect;
-    // Before the dialect is known (detection failed), the generic SQLState rules apply.
-    JdbcDialect by = d != null ? d : detectedOrGeneric(e);
+    // Before the dialect is known (detection failed), the registry says whose rules read it.
+    JdbcDialect by = d != null ? d : Dialects.readingErrorsOf(e);
     SqlErrorKind kind = by.classify(e);
     // A pool that could not open a connection reports its own timeout and keeps the server's
     // answer as the cause (HikariCP keeps its SQLState but drops the vendor code): a refused
@@ -137,7 +131,7 @@ final class JdbcRunner {
     if (kind == SqlErrorKind.CONNECTION || kind == SqlErrorKind.OTHER) {
       for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
         if (t instanceof SQLException cause) {
-          SqlErrorKind inner = (d != null ? d : detectedOrGeneric(cause)).classify(cause);
+          SqlErrorKind inner = (d != null ? d : Dialects.readingErrorsOf(cause)).classify(cause);
           if (inner == SqlErrorKind.DATABASE_MISSING || inner == SqlErrorKind.ACCESS_DENIED) {
             return inner;
           }
@@ -147,26 +141,6 @@ final class JdbcRunner {
     return kind;
   }
 
-  /**
-   * Before any connection worked there is no dialect: an error from a MariaDB/MySQL driver (by its
-   * class, or a server error code in MySQL's 1000-4999 range, which PostgreSQL's drivers never set
-   * and H2 does not use) is read by the MySQL rules, anything else by the generic SQLState rules.
-   */
-  private static JdbcDialect detectedOrGeneric(SQLException e) {
-    String type = e.getClass().getName();
-    int code = e.getErrorCode();
-    // A dialect that knows its driver's exceptions (SQLite: result codes, no SQLStates) reads them.
-    Optional<JdbcDialect> raisedBy = Dialects.raisedBy(e);
-    if (raisedBy.isPresent()) {
-      return raisedBy.get();
-    }
-    boolean mysql =
-        type.startsWith("org.mariadb.")
-            || type.startsWith("com.mysql.")
-            || (code >= 1000 && code < 5000 && code != 2000);
-    return mysql ? MYSQL_RULES : GENERIC;
-  }
-
   /** Translates an SQL error into the project's exceptions, by the dialect if known yet. */
   InboxException translate(String operation, SQLException e) {
     return translate(operation, e, kindOf(e));
@@ -174,7 +148,7 @@ final class JdbcRunner {
 
   /** The dialect, detected on {@code c} (which the caller holds) if not known yet. */
   JdbcDialect dialect(Connection c) throws SQLException {
-    return statements(c).dialect;
+    return statementsFor(c).dialect;
   }
 
   InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
@@ -185,7 +159,7 @@ final class JdbcRunner {
     JdbcDialect by =
         statements != null
             ? statements.dialect
-            : configuredDialect != null ? configuredDialect : detectedOrGeneric(e);
+            : configuredDialect != null ? configuredDialect : Dialects.readingErrorsOf(e);
     // A dialect's reading of its own vendor code says what the driver's message does not.
     String explained = by.explain(e);
     String detail =
@@ -266,14 +240,18 @@ final class JdbcRunner {
       return s;
     }
     try (Connection c = configuredDialect != null ? null : dataSource.getConnection()) {
-      return statements(c);
+      return statementsFor(c);
     } catch (SQLException e) {
       throw translate("dialect detection", e, kindOf(e));
     }
   }
 
-  /** The statements, detecting the dialect on {@code c} (which the caller already holds). */
-  Statements statements(Connection c) throws SQLException {
+  /**
+   * The statements, detecting the dialect on {@code c} (which the caller already holds). For code
+   * that owns its connection and transaction (the one-commit and batch consumers); work run by
+   * {@link #run} or {@link #onCallerConnection} is handed the statements instead.
+   */
+  Statements statementsFor(Connection c) throws SQLException {
     Statements s = statements;
     if (s == null) {
       synchronized (this) {

@@ -6,6 +6,7 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.internal.ArgumentChecks;
 import dev.archlab.inbox.internal.ConsumeSteps;
+import dev.archlab.inbox.jdbc.dialect.Statements;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -40,6 +41,11 @@ final class OneCommitAttempt implements Attempt {
     this.message = message;
     this.claim = claim;
     this.insertedDone = insertedDone;
+  }
+
+  /** The statements of this transaction's connection (detected on it already by the consumer). */
+  private Statements statements() throws SQLException {
+    return store.jdbc.statementsFor(connection);
   }
 
   Message message() {
@@ -85,7 +91,8 @@ final class OneCommitAttempt implements Attempt {
     try {
       if (insertedDone != null) {
         ArgumentChecks.requirePositive(ArgumentChecks.requireValue(lease, "lease"), "lease");
-        claim = claim.withLeaseUntil(store.rows.currentTimeOn(connection).plus(lease));
+        claim =
+            claim.withLeaseUntil(store.rows.currentTimeOn(connection, statements()).plus(lease));
       } else {
         claim = store.extend(connection, claim, lease);
       }
@@ -103,10 +110,10 @@ final class OneCommitAttempt implements Attempt {
   /** Writes DONE (and the kept result) in the transaction; returns the DONE record. */
   InboxRecord complete() throws SQLException {
     if (insertedDone == null) {
-      return store.rows.completeOn(connection, claim, result);
+      return store.rows.completeOn(connection, statements(), claim, result);
     }
     return result == null
         ? insertedDone
-        : store.rows.keepResultOn(connection, insertedDone, result);
+        : store.rows.keepResultOn(connection, statements(), insertedDone, result);
   }
 }

@@ -357,7 +357,7 @@ final class OneCommitBatch {
         sorted.add(input.request(i));
       }
       sorted.sort(Comparator.comparing(BeginRequest::messageId));
-      Statements s = store.jdbc.statements(c);
+      Statements s = store.jdbc.statementsFor(c);
       Map<Integer, BeginResult> begun = new HashMap<>();
       for (int from = 0; from < sorted.size(); from += InboxBatches.MAX_BATCH) {
         List<BeginRequest> chunk =
@@ -367,7 +367,7 @@ final class OneCommitBatch {
           fresh.addAll(s.batchInsertIfAbsent(c, chunk, true, prefix));
         } else {
           for (BeginRequest r : chunk) {
-            InboxRecord record = store.rows.insertDoneOn(c, r, prefix);
+            InboxRecord record = store.rows.insertDoneOn(c, s, r, prefix);
             if (record != null) {
               fresh.add(record);
             }
@@ -393,15 +393,16 @@ final class OneCommitBatch {
         snaps.putAll(
             store.rows.selectManyWithNow(
                 c,
+                s,
                 existing.subList(from, Math.min(existing.size(), from + InboxBatches.MAX_BATCH))));
       }
       for (BeginRequest r : existing) {
         InboxTable.Snapshot snap = snaps.get(r.messageId());
-        BeginResult decided = snap == null ? null : store.rows.decide(c, r, snap);
+        BeginResult decided = snap == null ? null : store.rows.decide(c, s, r, snap);
         // Pruned, or changed since the read: settle this one as a single claim would.
         begun.put(
             positions.get(r.messageId()),
-            decided != null ? decided : store.rows.beginOn(c, r, snap == null));
+            decided != null ? decided : store.rows.beginOn(c, s, r, snap == null));
       }
       return begun;
     }

@@ -16,6 +16,7 @@ import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.ConsumerSettings;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.jdbc.dialect.Statements;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import java.sql.Connection;
@@ -256,11 +257,11 @@ public final class OneCommitConsumer implements AutoCloseable {
       LocalTransaction tx, Message message, BeginRequest request, Failure failure)
       throws SQLException {
     Connection c = tx.connection();
+    Statements s = store.jdbc.statementsFor(c);
     InboxRecord fresh;
     BeginResult begun = null;
     try {
-      LockTimeoutPlan plan =
-          lockTimeout == null ? null : store.jdbc.dialect(c).claimLockTimeout(lockTimeout);
+      LockTimeoutPlan plan = lockTimeout == null ? null : s.dialect.claimLockTimeout(lockTimeout);
       if (plan != null) {
         plan.runBefore(c);
       }
@@ -269,9 +270,9 @@ public final class OneCommitConsumer implements AutoCloseable {
         // commit that also carries the business writes, and a rollback takes it back; meanwhile
         // the key's lock keeps concurrent duplicates waiting. One statement instead of claim +
         // DONE.
-        fresh = store.rows.insertDoneOn(c, request, plan == null ? "" : plan.insertPrefix());
+        fresh = store.rows.insertDoneOn(c, s, request, plan == null ? "" : plan.insertPrefix());
         if (fresh == null) {
-          begun = store.rows.beginOn(c, request, false);
+          begun = store.rows.beginOn(c, s, request, false);
         }
       } catch (SQLException | RuntimeException e) {
         if (plan != null) {
@@ -284,7 +285,7 @@ public final class OneCommitConsumer implements AutoCloseable {
       }
     } catch (SQLException e) {
       tx.rollback(e);
-      if (store.jdbc.dialect(c).classify(e) == SqlErrorKind.LOCK_TIMEOUT) {
+      if (s.dialect.classify(e) == SqlErrorKind.LOCK_TIMEOUT) {
         // Another transaction holds this message and is still running: redeliver later.
         steps.emit(InboxEvent.Kind.IN_FLIGHT, message.id(), 0, null);
         return Outcome.inFlight(

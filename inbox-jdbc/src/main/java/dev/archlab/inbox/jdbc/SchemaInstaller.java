@@ -123,8 +123,8 @@ final class SchemaInstaller {
     return jdbc.run(
         "check schema",
         false,
-        c -> {
-          JdbcDialect d = jdbc.dialect(c);
+        (c, s) -> {
+          JdbcDialect d = s.dialect;
           if (namespace != null && !d.namespaceExists(c, namespace)) {
             throw new SchemaMissingException(
                 "inbox table '"
@@ -139,7 +139,7 @@ final class SchemaInstaller {
                 null);
           }
           boolean hasTable = d.tableExists(c, namespace, table.baseName());
-          String index = jdbc.statements(c).indexName;
+          String index = s.indexName;
           boolean hasIndex = hasTable && d.indexExists(c, namespace, table.baseName(), index);
           return new Found(hasTable, hasIndex);
         });

@@ -118,7 +118,7 @@ public final class TransactionalEffect implements ClaimedEffect {
       Claim claim = run.handlerReturned();
       InboxRecord done;
       try {
-        done = store.rows.completeOn(c, claim, run.keptResult());
+        done = store.rows.completeOn(c, store.jdbc.statementsFor(c), claim, run.keptResult());
       } catch (SQLException e) {
         tx.rollback(e);
         throw store.jdbc.translate("complete", e);

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
 
 /** The dialects without a database: detection rules, error classification, lock timeouts. */
 class DialectTest {
@@ -173,6 +175,39 @@ class DialectTest {
     assertThat(Dialects.forUrl("jdbc:oracle:thin:@db:1521/app")).isEmpty();
     assertThat(Dialects.forUrl("postgres://db/app")).isEmpty();
     assertThat(Dialects.forUrl(null)).isEmpty();
+  }
+
+  @Test
+  @DisplayName(
+      "before detection the registry picks whose rules read an error: driver, then vendor code,"
+          + " then the generic rules")
+  void errorsBeforeDetectionAreReadByTheRegistry() {
+    // A pool's copy of a MariaDB server error keeps only the vendor code (1045: access denied).
+    SQLException refused = new SQLException("Access denied for user", "28000", 1045);
+    assertThat(Dialects.readingErrorsOf(refused)).isInstanceOf(MariaDbDialect.class);
+    assertThat(Dialects.readingErrorsOf(refused).classify(refused))
+        .isEqualTo(SqlErrorKind.ACCESS_DENIED);
+    // SQLite's extended result codes overlap MySQL's range (1555: primary key), here on a wrapper
+    // around the xerial driver's exception: the driver that raised it wins over the code.
+    SQLException sqliteKey =
+        new SQLException(
+            "wrapped",
+            null,
+            SQLiteErrorCode.SQLITE_CONSTRAINT_PRIMARYKEY.code,
+            new SQLiteException(
+                "UNIQUE constraint failed", SQLiteErrorCode.SQLITE_CONSTRAINT_PRIMARYKEY));
+    assertThat(sqliteKey.getErrorCode()).isBetween(1000, 4999);
+    assertThat(Dialects.readingErrorsOf(sqliteKey)).isInstanceOf(SqliteDialect.class);
+    // H2's own code 90013 (database not found): nobody else claims it, so the generic reader does.
+    SQLException h2Missing = new SQLException("Database not found", "90013", 90013);
+    assertThat(Dialects.readingErrorsOf(h2Missing)).isInstanceOf(H2Dialect.class);
+    assertThat(Dialects.readingErrorsOf(h2Missing).classify(h2Missing))
+        .isEqualTo(SqlErrorKind.DATABASE_MISSING);
+    SQLException unknown = new SQLException("connection refused", "08001");
+    assertThat(Dialects.readingErrorsOf(unknown)).isInstanceOf(H2Dialect.class);
+    assertThat(Dialects.all().stream().filter(JdbcDialect::readsUnclaimedErrors))
+        .as("exactly one dialect reads unclaimed errors")
+        .hasSize(1);
   }
 
   @Test

@@ -53,7 +53,7 @@ class PostgresKeyedPlanTest {
     StatementLog log = new StatementLog(PostgresDatabase.get().dataSource());
     Map<String, String> keyed = new LinkedHashMap<>();
     try (Connection c = log.dataSource().getConnection()) {
-      Statements s = store.jdbc.statements(c);
+      Statements s = store.jdbc.statementsFor(c);
       keyed.put("takeover", s.takeover);
       keyed.put("complete", s.complete.plain());
       keyed.put("complete returning", s.complete.returning());

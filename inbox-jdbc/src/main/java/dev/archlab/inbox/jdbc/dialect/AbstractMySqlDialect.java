@@ -72,6 +72,23 @@ public abstract class AbstractMySqlDialect extends JdbcDialect {
     return value == null ? null : value.toInstant(ZoneOffset.UTC);
   }
 
+  /** The MariaDB and MySQL drivers' own exceptions, by their class. */
+  @Override
+  public boolean raisedByDriver(SQLException e) {
+    String type = e.getClass().getName();
+    return type.startsWith("org.mariadb.") || type.startsWith("com.mysql.");
+  }
+
+  /**
+   * A server error code in MySQL's 1000-4999 range (2000 is a client's "unknown error"), which
+   * PostgreSQL's drivers never set and H2 does not use: a pool's copy of a server error keeps it.
+   */
+  @Override
+  public boolean ownsVendorCode(SQLException e) {
+    int code = e.getErrorCode();
+    return code >= 1000 && code < 5000 && code != 2000;
+  }
+
   @Override
   public SqlErrorKind classify(SQLException e) {
     switch (e.getErrorCode()) {

@@ -25,7 +25,24 @@ public final class Dialects {
           new SqliteDialect(),
           new H2Dialect());
 
+  /** The dialect whose rules read errors no dialect claims (see {@link #readingErrorsOf}). */
+  private static final JdbcDialect UNCLAIMED_ERRORS = unclaimedErrorsReader(ALL);
+
   private Dialects() {}
+
+  /**
+   * The one dialect in {@code dialects} that reads unclaimed errors; a wrong registry fails here.
+   */
+  private static JdbcDialect unclaimedErrorsReader(List<JdbcDialect> dialects) {
+    List<JdbcDialect> readers =
+        dialects.stream().filter(JdbcDialect::readsUnclaimedErrors).toList();
+    if (readers.size() != 1) {
+      throw new IllegalStateException(
+          "exactly one registered dialect must read errors no dialect claims, found "
+              + readers.size());
+    }
+    return readers.get(0);
+  }
 
   /** Every built-in dialect. */
   public static List<JdbcDialect> all() {
@@ -78,6 +95,27 @@ public final class Dialects {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The dialect whose rules read {@code e} while no dialect is detected yet (the first connection
+   * failed, or none was made): the first registered dialect whose driver raised it ({@link
+   * JdbcDialect#raisedByDriver}), else the first whose vendor code it carries ({@link
+   * JdbcDialect#ownsVendorCode}), else the one that reads unclaimed errors ({@link
+   * JdbcDialect#readsUnclaimedErrors}, H2's generic SQLState rules). Drivers are asked before
+   * codes, as a code range can overlap another driver's result codes (SQLite's extended codes).
+   */
+  public static JdbcDialect readingErrorsOf(SQLException e) {
+    Optional<JdbcDialect> byDriver = raisedBy(e);
+    if (byDriver.isPresent()) {
+      return byDriver.get();
+    }
+    for (JdbcDialect d : ALL) {
+      if (d.ownsVendorCode(e)) {
+        return d;
+      }
+    }
+    return UNCLAIMED_ERRORS;
   }
 
   /** Every built-in dialect's URL prefixes, in registry order. */

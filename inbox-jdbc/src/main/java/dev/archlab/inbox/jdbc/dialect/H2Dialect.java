@@ -73,6 +73,15 @@ public class H2Dialect extends JdbcDialect {
     return "INFORMATION_SCHEMA.INDEXES";
   }
 
+  /**
+   * Its rules are the generic SQLState ones plus H2's own five-digit codes, which no other driver
+   * sets, so they read any error before a dialect is detected.
+   */
+  @Override
+  public boolean readsUnclaimedErrors() {
+    return true;
+  }
+
   @Override
   public SqlErrorKind classify(SQLException e) {
     if ("HYT00".equals(e.getSQLState()) || e.getErrorCode() == 50200) {

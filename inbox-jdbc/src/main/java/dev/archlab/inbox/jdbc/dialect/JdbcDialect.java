@@ -91,6 +91,25 @@ public abstract class JdbcDialect {
   }
 
   /**
+   * Whether {@code e}, which no registered dialect's driver claims ({@link #raisedByDriver}),
+   * carries a vendor code only this database sets, so this dialect's rules read it before a dialect
+   * is detected. This default: false.
+   */
+  public boolean ownsVendorCode(SQLException e) {
+    return false;
+  }
+
+  /**
+   * Whether this dialect's error rules are the ones read for an error that no registered dialect
+   * claims (by its driver or its vendor code) before a dialect is detected: the generic SQLState
+   * rules plus codes no other driver sets. Exactly one registered dialect says so. This default:
+   * false.
+   */
+  public boolean readsUnclaimedErrors() {
+    return false;
+  }
+
+  /**
    * Whether this dialect serves a database whose metadata reports {@code product} and {@code
    * version} (either may be null). This default: the product name contains {@link #productName()},
    * ignoring case.
