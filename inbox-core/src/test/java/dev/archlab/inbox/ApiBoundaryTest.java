@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The boundary {@code inbox-core}'s {@code module-info.java} draws, checked on the sources: every
  * type a user can reach in an exported package says what it guarantees, and the internal package is
- * used only by the modules it is exported to (the stores), never by an adapter.
+ * used only by the modules it is exported to (the stores), never by an adapter. The same holds for
+ * inbox-jdbc's {@code internal} package, which only inbox-jdbc's own packages use.
  */
 class ApiBoundaryTest {
 
@@ -197,6 +198,35 @@ class ApiBoundaryTest {
     assertThat(offenders)
         .as("uses of inbox-core's internal packages outside the modules they are exported to")
         .isEmpty();
+  }
+
+  @Test
+  void inboxJdbcsInternalPackageIsUsedOnlyInsideInboxJdbc() {
+    Path root = root();
+    // Assembled, so that this line is not a use of the package itself.
+    String internal = String.join(".", "dev.archlab.inbox.jdbc", "internal", "");
+    Path jdbcInternal = root.resolve("inbox-jdbc/src/main/java/dev/archlab/inbox/jdbc/internal");
+    assertThat(javaFiles(jdbcInternal, 1))
+        .as("sources of inbox-jdbc's internal package")
+        .isNotEmpty();
+    List<String> offenders = new ArrayList<>();
+    for (Path pom : javaModulePoms(root)) {
+      Path module = pom.getParent();
+      if (module.equals(root.resolve("inbox-jdbc"))) {
+        continue;
+      }
+      List<Path> files = new ArrayList<>(javaFiles(module.resolve("src/main/java"), 20));
+      files.addAll(javaFiles(module.resolve("src/test/java"), 20));
+      for (Path file : files) {
+        for (String line : read(file).split("\n")) {
+          String t = line.strip();
+          if (!t.startsWith("//") && !t.startsWith("*") && t.contains(internal)) {
+            offenders.add(root.relativize(file) + ": " + t);
+          }
+        }
+      }
+    }
+    assertThat(offenders).as("uses of inbox-jdbc's internal package in other modules").isEmpty();
   }
 
   /** Every module's pom that has Java sources (the modules and the examples). */

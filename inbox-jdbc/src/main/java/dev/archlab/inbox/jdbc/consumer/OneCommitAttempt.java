@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.consumer;
 
 import dev.archlab.inbox.Attempt;
 import dev.archlab.inbox.Claim;
@@ -6,7 +6,9 @@ import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.internal.ArgumentChecks;
 import dev.archlab.inbox.internal.ConsumeSteps;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.dialect.Statements;
+import dev.archlab.inbox.jdbc.internal.StoreParts;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -20,6 +22,7 @@ import java.time.Instant;
 final class OneCommitAttempt implements Attempt {
 
   private final JdbcInboxStore store;
+  private final StoreParts parts;
   private final Connection connection;
   private final Message message;
   private final InboxRecord insertedDone;
@@ -37,6 +40,7 @@ final class OneCommitAttempt implements Attempt {
       Claim claim,
       InboxRecord insertedDone) {
     this.store = store;
+    this.parts = StoreParts.of(this.store);
     this.connection = connection;
     this.message = message;
     this.claim = claim;
@@ -45,7 +49,7 @@ final class OneCommitAttempt implements Attempt {
 
   /** The statements of this transaction's connection (detected on it already by the consumer). */
   private Statements statements() throws SQLException {
-    return store.jdbc.statementsFor(connection);
+    return parts.jdbc().statementsFor(connection);
   }
 
   Message message() {
@@ -92,12 +96,12 @@ final class OneCommitAttempt implements Attempt {
       if (insertedDone != null) {
         ArgumentChecks.requirePositive(ArgumentChecks.requireValue(lease, "lease"), "lease");
         claim =
-            claim.withLeaseUntil(store.rows.currentTimeOn(connection, statements()).plus(lease));
+            claim.withLeaseUntil(parts.rows().currentTimeOn(connection, statements()).plus(lease));
       } else {
         claim = store.extend(connection, claim, lease);
       }
     } catch (SQLException e) {
-      throw store.jdbc.translate("extend lease", e);
+      throw parts.jdbc().translate("extend lease", e);
     }
     return claim.leaseUntil();
   }
@@ -110,10 +114,10 @@ final class OneCommitAttempt implements Attempt {
   /** Writes DONE (and the kept result) in the transaction; returns the DONE record. */
   InboxRecord complete() throws SQLException {
     if (insertedDone == null) {
-      return store.rows.completeOn(connection, statements(), claim, result);
+      return parts.rows().completeOn(connection, statements(), claim, result);
     }
     return result == null
         ? insertedDone
-        : store.rows.keepResultOn(connection, statements(), insertedDone, result);
+        : parts.rows().keepResultOn(connection, statements(), insertedDone, result);
   }
 }

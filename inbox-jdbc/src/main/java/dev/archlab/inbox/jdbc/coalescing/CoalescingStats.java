@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.coalescing;
 
 /**
  * Counters of a coalescing store since it was built: flushes of each kind and the requests they

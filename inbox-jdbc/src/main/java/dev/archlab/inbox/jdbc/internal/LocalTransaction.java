@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -9,13 +9,13 @@ import java.sql.SQLException;
  * autocommit on an open transaction would commit it, which after a handler failure or a crash of
  * the consuming thread would commit half an effect.
  */
-final class LocalTransaction implements AutoCloseable {
+public final class LocalTransaction implements AutoCloseable {
 
   private final Connection connection;
   private final boolean autoCommit;
   private boolean ended;
 
-  LocalTransaction(Connection connection) throws SQLException {
+  public LocalTransaction(Connection connection) throws SQLException {
     this.connection = connection;
     this.autoCommit = connection.getAutoCommit();
     if (autoCommit) {
@@ -23,17 +23,17 @@ final class LocalTransaction implements AutoCloseable {
     }
   }
 
-  Connection connection() {
+  public Connection connection() {
     return connection;
   }
 
-  void commit() throws SQLException {
+  public void commit() throws SQLException {
     connection.commit();
     ended = true;
   }
 
   /** Rolls back; a failure to do so is attached to {@code cause} rather than hiding it. */
-  void rollback(Throwable cause) {
+  public void rollback(Throwable cause) {
     try {
       connection.rollback();
     } catch (SQLException e) {
@@ -43,7 +43,7 @@ final class LocalTransaction implements AutoCloseable {
   }
 
   /** Rolls back and tells whether that worked. */
-  void rollback() throws SQLException {
+  public void rollback() throws SQLException {
     connection.rollback();
     ended = true;
   }

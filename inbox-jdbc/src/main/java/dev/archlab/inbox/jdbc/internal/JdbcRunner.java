@@ -1,11 +1,14 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.internal;
 
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.jdbc.TableName;
 import dev.archlab.inbox.jdbc.dialect.Dialects;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
+import dev.archlab.inbox.jdbc.schema.SchemaMissingException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -17,7 +20,7 @@ import javax.sql.DataSource;
  * SQLState and vendor code. Knows nothing of the inbox table's statements beyond building them once
  * per dialect.
  */
-final class JdbcRunner {
+public final class JdbcRunner {
 
   private static final System.Logger LOG = System.getLogger(JdbcInboxStore.class.getName());
 
@@ -28,7 +31,7 @@ final class JdbcRunner {
   private volatile Statements statements;
   private volatile boolean connectionChecked;
 
-  JdbcRunner(
+  public JdbcRunner(
       DataSource dataSource, TableName table, int transientRetries, JdbcDialect configuredDialect) {
     this.dataSource = dataSource;
     this.table = table;
@@ -36,16 +39,16 @@ final class JdbcRunner {
     this.configuredDialect = configuredDialect;
   }
 
-  TableName table() {
+  public TableName table() {
     return table;
   }
 
-  DataSource dataSource() {
+  public DataSource dataSource() {
     return dataSource;
   }
 
   /** The dialect given to the builder, or null if it is detected on first use. */
-  JdbcDialect configuredDialect() {
+  public JdbcDialect configuredDialect() {
     return configuredDialect;
   }
 
@@ -54,13 +57,13 @@ final class JdbcRunner {
    * runner for them while the runner holds the connection.
    */
   @FunctionalInterface
-  interface SqlWork<T> {
+  public interface SqlWork<T> {
     T run(Connection c, Statements s) throws SQLException;
   }
 
   /** Work on a caller's connection (which the work already knows), given its statements. */
   @FunctionalInterface
-  interface CallerWork<T> {
+  public interface CallerWork<T> {
     T run(Statements s) throws SQLException;
   }
 
@@ -68,7 +71,7 @@ final class JdbcRunner {
    * Runs {@code work} on a pooled connection in autocommit mode, retrying transient failures when
    * {@code retryable}, and translating SQL errors into the project's exceptions.
    */
-  <T> T run(String operation, boolean retryable, SqlWork<T> work) {
+  public <T> T run(String operation, boolean retryable, SqlWork<T> work) {
     int attempt = 0;
     while (true) {
       attempt++;
@@ -111,7 +114,7 @@ final class JdbcRunner {
     }
   }
 
-  <T> T onCallerConnection(String operation, Connection c, CallerWork<T> work) {
+  public <T> T onCallerConnection(String operation, Connection c, CallerWork<T> work) {
     try {
       return work.run(statementsFor(c));
     } catch (SQLException e) {
@@ -142,16 +145,16 @@ final class JdbcRunner {
   }
 
   /** Translates an SQL error into the project's exceptions, by the dialect if known yet. */
-  InboxException translate(String operation, SQLException e) {
+  public InboxException translate(String operation, SQLException e) {
     return translate(operation, e, kindOf(e));
   }
 
   /** The dialect, detected on {@code c} (which the caller holds) if not known yet. */
-  JdbcDialect dialect(Connection c) throws SQLException {
+  public JdbcDialect dialect(Connection c) throws SQLException {
     return statementsFor(c).dialect;
   }
 
-  InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
+  public InboxException translate(String operation, SQLException e, SqlErrorKind kind) {
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
@@ -234,7 +237,7 @@ final class JdbcRunner {
   }
 
   /** The statements, detecting the dialect on a connection of the pool's if needed. */
-  Statements statements() {
+  public Statements statements() {
     Statements s = statements;
     if (s != null) {
       return s;
@@ -251,7 +254,7 @@ final class JdbcRunner {
    * that owns its connection and transaction (the one-commit and batch consumers); work run by
    * {@link #run} or {@link #onCallerConnection} is handed the statements instead.
    */
-  Statements statementsFor(Connection c) throws SQLException {
+  public Statements statementsFor(Connection c) throws SQLException {
     Statements s = statements;
     if (s == null) {
       synchronized (this) {

@@ -1,6 +1,7 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.consumer;
 
 import dev.archlab.inbox.Message;
+import dev.archlab.inbox.jdbc.TransactionalHandler;
 import java.sql.Connection;
 import java.util.List;
 

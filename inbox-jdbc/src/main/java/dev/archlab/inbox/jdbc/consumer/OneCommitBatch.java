@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.consumer;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxEvent;
@@ -8,9 +8,15 @@ import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.ConsumerSettings;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
+import dev.archlab.inbox.jdbc.internal.GuardedConnection;
+import dev.archlab.inbox.jdbc.internal.InboxBatches;
+import dev.archlab.inbox.jdbc.internal.InboxTable;
+import dev.archlab.inbox.jdbc.internal.LocalTransaction;
+import dev.archlab.inbox.jdbc.internal.StoreParts;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import java.sql.Connection;
@@ -72,6 +78,7 @@ final class OneCommitBatch {
 
   private final ConsumerSettings settings;
   private final JdbcInboxStore store;
+  private final StoreParts parts;
   private final ConsumeSteps steps;
   private final Duration lockTimeout;
   private final Effects effects;
@@ -84,6 +91,7 @@ final class OneCommitBatch {
       Effects effects) {
     this.settings = settings;
     this.store = store;
+    this.parts = StoreParts.of(this.store);
     this.steps = steps;
     this.lockTimeout = lockTimeout;
     this.effects = effects;
@@ -212,7 +220,7 @@ final class OneCommitBatch {
           begun = claim(c, group, inserted);
         } catch (SQLException e) {
           tx.rollback(e);
-          SqlErrorKind kind = store.jdbc.dialect(c).classify(e);
+          SqlErrorKind kind = parts.jdbc().dialect(c).classify(e);
           if (kind == SqlErrorKind.LOCK_TIMEOUT && group.size() == 1) {
             return answerHeld(group.get(0));
           }
@@ -279,7 +287,7 @@ final class OneCommitBatch {
         }
         return null;
       } catch (SQLException e) {
-        throw store.jdbc.translate("one-commit batch", e);
+        throw parts.jdbc().translate("one-commit batch", e);
       }
     }
 
@@ -328,7 +336,7 @@ final class OneCommitBatch {
     private Map<Integer, BeginResult> claim(
         Connection c, List<Integer> group, Map<Integer, InboxRecord> inserted) throws SQLException {
       LockTimeoutPlan plan =
-          lockTimeout == null ? null : store.jdbc.dialect(c).claimLockTimeout(lockTimeout);
+          lockTimeout == null ? null : parts.jdbc().dialect(c).claimLockTimeout(lockTimeout);
       if (plan != null) {
         plan.runBefore(c);
       }
@@ -357,7 +365,7 @@ final class OneCommitBatch {
         sorted.add(input.request(i));
       }
       sorted.sort(Comparator.comparing(BeginRequest::messageId));
-      Statements s = store.jdbc.statementsFor(c);
+      Statements s = parts.jdbc().statementsFor(c);
       Map<Integer, BeginResult> begun = new HashMap<>();
       for (int from = 0; from < sorted.size(); from += InboxBatches.MAX_BATCH) {
         List<BeginRequest> chunk =
@@ -367,7 +375,7 @@ final class OneCommitBatch {
           fresh.addAll(s.batchInsertIfAbsent(c, chunk, true, prefix));
         } else {
           for (BeginRequest r : chunk) {
-            InboxRecord record = store.rows.insertDoneOn(c, s, r, prefix);
+            InboxRecord record = parts.rows().insertDoneOn(c, s, r, prefix);
             if (record != null) {
               fresh.add(record);
             }
@@ -391,18 +399,21 @@ final class OneCommitBatch {
       Map<String, InboxTable.Snapshot> snaps = new HashMap<>();
       for (int from = 0; from < existing.size(); from += InboxBatches.MAX_BATCH) {
         snaps.putAll(
-            store.rows.selectManyWithNow(
-                c,
-                s,
-                existing.subList(from, Math.min(existing.size(), from + InboxBatches.MAX_BATCH))));
+            parts
+                .rows()
+                .selectManyWithNow(
+                    c,
+                    s,
+                    existing.subList(
+                        from, Math.min(existing.size(), from + InboxBatches.MAX_BATCH))));
       }
       for (BeginRequest r : existing) {
         InboxTable.Snapshot snap = snaps.get(r.messageId());
-        BeginResult decided = snap == null ? null : store.rows.decide(c, s, r, snap);
+        BeginResult decided = snap == null ? null : parts.rows().decide(c, s, r, snap);
         // Pruned, or changed since the read: settle this one as a single claim would.
         begun.put(
             positions.get(r.messageId()),
-            decided != null ? decided : store.rows.beginOn(c, s, r, snap == null));
+            decided != null ? decided : parts.rows().beginOn(c, s, r, snap == null));
       }
       return begun;
     }

@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.internal;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -21,7 +21,7 @@ import java.sql.Connection;
  * implements return the guard; unwrapping to a driver type hands out the driver's own object, which
  * is not guarded.
  */
-final class GuardedConnection implements InvocationHandler {
+public final class GuardedConnection implements InvocationHandler {
 
   private final Connection delegate;
   private final String rule;
@@ -38,7 +38,7 @@ final class GuardedConnection implements InvocationHandler {
   }
 
   /** A guard over a connection of the store's own, whose transaction the inbox ends. */
-  static GuardedConnection around(Connection connection) {
+  public static GuardedConnection around(Connection connection) {
     return new GuardedConnection(
         connection,
         "the inbox ends this transaction, committing the handler's writes together with the"
@@ -46,7 +46,7 @@ final class GuardedConnection implements InvocationHandler {
   }
 
   /** A guard over the connection of a transaction the caller of {@code consume} opened. */
-  static GuardedConnection aroundCallers(Connection connection) {
+  public static GuardedConnection aroundCallers(Connection connection) {
     return new GuardedConnection(
         connection,
         "the caller of consume ends this transaction, after the message's record was completed"
@@ -54,14 +54,14 @@ final class GuardedConnection implements InvocationHandler {
   }
 
   /** The connection to hand to handler code. */
-  Connection connection() {
+  public Connection connection() {
     return proxy;
   }
 
   /**
    * Throws the first refusal, if the handler attempted something refused (even if it caught it).
    */
-  void throwIfRefused() {
+  public void throwIfRefused() {
     IllegalStateException first = refused;
     if (first != null) {
       throw first;

@@ -1,10 +1,11 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.internal;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.internal.ArgumentChecks;
+import dev.archlab.inbox.jdbc.TransactionalEffect;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
 import dev.archlab.inbox.jdbc.dialect.Statements.FencedSql;
@@ -33,9 +34,9 @@ import java.util.Objects;
  * already resolved for the connection (by the runner, or by the consumer that owns the
  * transaction), so nothing here reaches back for the dialect.
  */
-final class InboxTable {
+public final class InboxTable {
 
-  BeginResult beginOn(Connection c, Statements s, BeginRequest r) throws SQLException {
+  public BeginResult beginOn(Connection c, Statements s, BeginRequest r) throws SQLException {
     return beginOn(c, s, r, true);
   }
 
@@ -43,7 +44,7 @@ final class InboxTable {
    * Begins on {@code c}; with {@code insertFirst} false the caller has just found the key taken
    * (the one-commit mode's DONE insert), so the first round starts by reading it.
    */
-  BeginResult beginOn(Connection c, Statements s, BeginRequest r, boolean insertFirst)
+  public BeginResult beginOn(Connection c, Statements s, BeginRequest r, boolean insertFirst)
       throws SQLException {
     for (int round = 0; round < 100; round++) {
       InboxRecord inserted = round == 0 && !insertFirst ? null : tryInsert(c, s, r);
@@ -69,7 +70,7 @@ final class InboxTable {
    * without writing, or a takeover (or death) by an UPDATE conditioned on exactly what was read.
    * Returns null if that UPDATE lost a race, so the caller reads again.
    */
-  BeginResult decide(Connection c, Statements s, BeginRequest r, Snapshot snap)
+  public BeginResult decide(Connection c, Statements s, BeginRequest r, Snapshot snap)
       throws SQLException {
     InboxRecord cur = snap.record;
     Instant now = snap.now;
@@ -93,7 +94,7 @@ final class InboxTable {
   }
 
   /** Inserts {@code r}'s key as a new PROCESSING claim; the record, or null if the key exists. */
-  InboxRecord tryInsert(Connection c, Statements s, BeginRequest r) throws SQLException {
+  public InboxRecord tryInsert(Connection c, Statements s, BeginRequest r) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(s.insert)) {
       ps.setString(1, r.consumer());
       ps.setString(2, r.messageId());
@@ -109,7 +110,7 @@ final class InboxTable {
    * also carries the effect; until then the row lock keeps concurrent duplicates waiting. {@code
    * prefix} (a dialect's per-statement lock timeout, or empty) goes in front of the insert.
    */
-  InboxRecord insertDoneOn(Connection c, Statements s, BeginRequest r, String prefix)
+  public InboxRecord insertDoneOn(Connection c, Statements s, BeginRequest r, String prefix)
       throws SQLException {
     String sql = prefix.isEmpty() ? s.insertDone : prefix + s.insertDone;
     try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -121,7 +122,7 @@ final class InboxTable {
   }
 
   /** Stores {@code result} on a DONE record written by this transaction; returns the record. */
-  InboxRecord keepResultOn(Connection c, Statements s, InboxRecord done, byte[] result)
+  public InboxRecord keepResultOn(Connection c, Statements s, InboxRecord done, byte[] result)
       throws SQLException {
     ArgumentChecks.requireResultSize(result);
     try (PreparedStatement ps = c.prepareStatement(s.keepResult)) {
@@ -168,7 +169,7 @@ final class InboxTable {
     return inserted == 1 ? select(c, s, r.consumer(), r.messageId()) : null;
   }
 
-  InboxRecord completeOn(Connection c, Statements s, Claim claim, byte[] result)
+  public InboxRecord completeOn(Connection c, Statements s, Claim claim, byte[] result)
       throws SQLException {
     Objects.requireNonNull(claim, "claim");
     return fenced(
@@ -184,7 +185,7 @@ final class InboxTable {
 
   /** Binds the statement-specific parameters and returns the index of the first key parameter. */
   @FunctionalInterface
-  interface Binder {
+  public interface Binder {
     int bind(PreparedStatement ps) throws SQLException;
   }
 
@@ -213,7 +214,7 @@ final class InboxTable {
     throw RecordStateMachine.refusal(claim, select(c, s, claim.consumer(), claim.messageId()));
   }
 
-  record Snapshot(InboxRecord record, Instant now) {}
+  public record Snapshot(InboxRecord record, Instant now) {}
 
   private Snapshot selectWithNow(Connection c, Statements s, String consumer, String messageId)
       throws SQLException {
@@ -228,7 +229,7 @@ final class InboxTable {
     }
   }
 
-  InboxRecord select(Connection c, Statements s, String consumer, String messageId)
+  public InboxRecord select(Connection c, Statements s, String consumer, String messageId)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(s.select)) {
       ps.setString(1, consumer);
@@ -240,7 +241,7 @@ final class InboxTable {
   }
 
   /** The database clock read on {@code c}, so a caller holding a connection needs no other. */
-  Instant currentTimeOn(Connection c, Statements s) throws SQLException {
+  public Instant currentTimeOn(Connection c, Statements s) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(s.now);
         ResultSet rs = ps.executeQuery()) {
       rs.next();
@@ -252,7 +253,8 @@ final class InboxTable {
    * The fenced extension on {@code c}. The statements come from that same connection: asking the
    * pool for another while the caller holds this one could wait on an exhausted pool.
    */
-  Claim extendOn(Connection c, Statements s, Claim claim, Duration lease) throws SQLException {
+  public Claim extendOn(Connection c, Statements s, Claim claim, Duration lease)
+      throws SQLException {
     return fenced(
             c,
             s,
@@ -266,8 +268,8 @@ final class InboxTable {
   }
 
   /** Reads many records of one consumer with the database's time, keyed by message id. */
-  Map<String, Snapshot> selectManyWithNow(Connection c, Statements s, List<BeginRequest> requests)
-      throws SQLException {
+  public Map<String, Snapshot> selectManyWithNow(
+      Connection c, Statements s, List<BeginRequest> requests) throws SQLException {
     List<String> ids = new ArrayList<>(requests.size());
     for (BeginRequest r : requests) {
       ids.add(r.messageId());
@@ -285,12 +287,13 @@ final class InboxTable {
     return out;
   }
 
-  static long micros(Duration d) {
+  public static long micros(Duration d) {
     return d.toNanos() / 1_000;
   }
 
   /** The fenced failure on {@code c}: the record waits {@code retryDelay} for its next attempt. */
-  InboxRecord failOn(Connection c, Statements s, Claim claim, String error, Duration retryDelay)
+  public InboxRecord failOn(
+      Connection c, Statements s, Claim claim, String error, Duration retryDelay)
       throws SQLException {
     return fenced(
         c,
@@ -305,7 +308,7 @@ final class InboxTable {
   }
 
   /** The fenced move to DEAD on {@code c}. */
-  InboxRecord markDeadOn(Connection c, Statements s, Claim claim, String error)
+  public InboxRecord markDeadOn(Connection c, Statements s, Claim claim, String error)
       throws SQLException {
     return fenced(
         c,
@@ -322,7 +325,7 @@ final class InboxTable {
    * Up to {@code limit} records in {@code state} (of {@code consumer}, or all if null), oldest
    * first.
    */
-  List<InboxRecord> listOn(
+  public List<InboxRecord> listOn(
       Connection c, Statements s, RecordState state, String consumer, int limit)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(consumer == null ? s.listAll : s.listConsumer)) {

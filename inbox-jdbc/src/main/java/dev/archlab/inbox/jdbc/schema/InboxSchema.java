@@ -1,8 +1,11 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.schema;
 
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.jdbc.TableName;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.jdbc.internal.JdbcRunner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -24,7 +27,15 @@ public final class InboxSchema {
   private final Duration lockTimeout;
   private final Duration creationTimeout;
 
-  InboxSchema(JdbcRunner jdbc, Duration lockTimeout, Duration creationTimeout) {
+  /**
+   * The schema of the table {@code jdbc} works on. Built by {@link
+   * dev.archlab.inbox.jdbc.JdbcInboxStore}; applications get it from {@code store.schema()}.
+   *
+   * @param jdbc the store's runner (internal)
+   * @param lockTimeout how long DDL waits for the table's lock
+   * @param creationTimeout how long a process waits for another one creating the table
+   */
+  public InboxSchema(JdbcRunner jdbc, Duration lockTimeout, Duration creationTimeout) {
     this.jdbc = jdbc;
     this.table = jdbc.table();
     this.lockTimeout = lockTimeout;
@@ -83,7 +94,7 @@ public final class InboxSchema {
    *
    * @throws InvalidConfigurationException naming the bad timeout
    */
-  static void checkTimeouts(Duration lockTimeout, Duration creationTimeout) {
+  public static void checkTimeouts(Duration lockTimeout, Duration creationTimeout) {
     if (lockTimeout == null
         || lockTimeout.compareTo(Duration.ofMillis(1)) < 0
         || lockTimeout.compareTo(Duration.ofMinutes(1)) > 0) {

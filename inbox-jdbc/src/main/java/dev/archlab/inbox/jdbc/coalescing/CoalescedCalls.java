@@ -1,12 +1,15 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.coalescing;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.StoreUnavailableException;
-import dev.archlab.inbox.jdbc.GroupCommit.Pending;
 import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
+import dev.archlab.inbox.jdbc.coalescing.GroupCommit.Pending;
 import dev.archlab.inbox.jdbc.dialect.Statements;
+import dev.archlab.inbox.jdbc.internal.InboxBatches;
+import dev.archlab.inbox.jdbc.internal.InboxTable;
+import dev.archlab.inbox.jdbc.internal.JdbcRunner;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import dev.archlab.inbox.store.BeginResult.Kind;
@@ -34,8 +37,11 @@ import java.util.function.Function;
  * callers whose request had committed and been read before the failure keep their answers, as their
  * own call would have. A transient failure retries only the requests not yet answered, so a retry
  * never turns a committed claim into IN_FLIGHT for its own caller.
+ *
+ * <p>Built by {@link dev.archlab.inbox.jdbc.JdbcInboxStore} when its builder turns coalescing on;
+ * its constructor takes the store's internal parts, so applications do not build one.
  */
-final class CoalescedCalls {
+public final class CoalescedCalls {
 
   private final JdbcRunner jdbc;
   private final InboxTable rows;
@@ -43,7 +49,8 @@ final class CoalescedCalls {
   private final GroupCommit<BeginRequest, BeginResult> begins;
   private final GroupCommit<Claim, InboxRecord> completes;
 
-  CoalescedCalls(JdbcRunner jdbc, InboxTable rows, InboxBatches batches) {
+  /** Coalesces the calls of the store whose runner, row and batch operations these are. */
+  public CoalescedCalls(JdbcRunner jdbc, InboxTable rows, InboxBatches batches) {
     this.jdbc = jdbc;
     this.rows = rows;
     this.batches = batches;
@@ -53,27 +60,27 @@ final class CoalescedCalls {
         new GroupCommit<>(InboxBatches.MAX_BATCH, this::flushCompletes, CoalescedCalls::copy);
   }
 
-  BeginResult begin(BeginRequest request) {
+  public BeginResult begin(BeginRequest request) {
     return begins.submit(request);
   }
 
   /** A fenced completion that keeps no result. */
-  InboxRecord complete(Claim claim) {
+  public InboxRecord complete(Claim claim) {
     return completes.submit(claim);
   }
 
   /** Callers of {@code begin} queued behind a running flush. */
-  int waitingBegins() {
+  public int waitingBegins() {
     return begins.waiting();
   }
 
   /** Callers of {@code complete} queued behind a running flush. */
-  int waitingCompletes() {
+  public int waitingCompletes() {
     return completes.waiting();
   }
 
   /** How many requests the flushes so far held, per kind. */
-  CoalescingStats stats() {
+  public CoalescingStats stats() {
     long[] b = begins.flushCounts();
     long[] c = completes.flushCounts();
     return new CoalescingStats(b[0], b[1], c[0], c[1]);

@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.consumer;
 
 import java.util.ArrayList;
 import java.util.Deque;

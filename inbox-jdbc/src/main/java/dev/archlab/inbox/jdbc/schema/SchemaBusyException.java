@@ -1,6 +1,7 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.schema;
 
 import dev.archlab.inbox.InboxException;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
 
 /**
  * {@link JdbcInboxStore#createSchemaIfMissing()} had DDL to run (a missing table or index) but

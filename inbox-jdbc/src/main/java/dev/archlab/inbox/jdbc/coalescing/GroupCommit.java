@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.coalescing;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,9 +1,12 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.schema;
 
 import dev.archlab.inbox.InboxException;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.jdbc.TableName;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
+import dev.archlab.inbox.jdbc.internal.JdbcRunner;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

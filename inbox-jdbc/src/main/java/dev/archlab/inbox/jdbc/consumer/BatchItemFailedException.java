@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.consumer;
 
 import dev.archlab.inbox.InboxException;
 import dev.archlab.inbox.InvalidArgumentException;

@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.consumer;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.ConsumerBuilder;
@@ -14,9 +14,14 @@ import dev.archlab.inbox.broker.ConsumeMode;
 import dev.archlab.inbox.internal.ArgumentChecks;
 import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.ConsumerSettings;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.jdbc.TransactionalHandler;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
+import dev.archlab.inbox.jdbc.internal.GuardedConnection;
+import dev.archlab.inbox.jdbc.internal.LocalTransaction;
+import dev.archlab.inbox.jdbc.internal.StoreParts;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
 import java.sql.Connection;
@@ -64,6 +69,7 @@ public final class OneCommitConsumer implements AutoCloseable {
   private final ConsumerSettings settings;
   private final String name;
   private final JdbcInboxStore store;
+  private final StoreParts parts;
   private final TransactionalHandler handler;
   private final InboxConfig config;
   private final Duration lockTimeout;
@@ -75,6 +81,7 @@ public final class OneCommitConsumer implements AutoCloseable {
     this.settings = settings;
     this.name = settings.name();
     this.store = b.store;
+    this.parts = StoreParts.of(this.store);
     this.handler = b.handler;
     this.config = settings.config();
     this.lockTimeout = b.lockTimeout;
@@ -156,7 +163,7 @@ public final class OneCommitConsumer implements AutoCloseable {
         return outcome;
       }
     } catch (SQLException e) {
-      throw store.jdbc.translate("one-commit consume", e);
+      throw parts.jdbc().translate("one-commit consume", e);
     }
     // The handler failed and everything it did, the claim included, is rolled back. Record the
     // attempt in a short transaction of its own, as the lease mode would: claim, then fail.
@@ -257,7 +264,7 @@ public final class OneCommitConsumer implements AutoCloseable {
       LocalTransaction tx, Message message, BeginRequest request, Failure failure)
       throws SQLException {
     Connection c = tx.connection();
-    Statements s = store.jdbc.statementsFor(c);
+    Statements s = parts.jdbc().statementsFor(c);
     InboxRecord fresh;
     BeginResult begun = null;
     try {
@@ -270,9 +277,9 @@ public final class OneCommitConsumer implements AutoCloseable {
         // commit that also carries the business writes, and a rollback takes it back; meanwhile
         // the key's lock keeps concurrent duplicates waiting. One statement instead of claim +
         // DONE.
-        fresh = store.rows.insertDoneOn(c, s, request, plan == null ? "" : plan.insertPrefix());
+        fresh = parts.rows().insertDoneOn(c, s, request, plan == null ? "" : plan.insertPrefix());
         if (fresh == null) {
-          begun = store.rows.beginOn(c, s, request, false);
+          begun = parts.rows().beginOn(c, s, request, false);
         }
       } catch (SQLException | RuntimeException e) {
         if (plan != null) {
@@ -482,9 +489,9 @@ public final class OneCommitConsumer implements AutoCloseable {
                   + ", was "
                   + lockTimeout);
         }
-        if (store.jdbc.configuredDialect() != null) {
+        if (StoreParts.of(store).jdbc().configuredDialect() != null) {
           // Refuses early if the configured dialect cannot bound the claim's lock wait.
-          store.jdbc.configuredDialect().claimLockTimeout(lockTimeout);
+          StoreParts.of(store).jdbc().configuredDialect().claimLockTimeout(lockTimeout);
         }
       }
       return new OneCommitConsumer(this, settings());

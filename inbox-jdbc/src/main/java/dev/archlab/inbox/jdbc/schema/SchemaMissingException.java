@@ -1,6 +1,7 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.schema;
 
 import dev.archlab.inbox.InboxException;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
 
 /**
  * The inbox table (or one of its columns) does not exist. Create it with {@link

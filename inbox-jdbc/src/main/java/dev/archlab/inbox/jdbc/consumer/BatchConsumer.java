@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.consumer;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.ConsumerBuilder;
@@ -15,7 +15,11 @@ import dev.archlab.inbox.broker.ConsumeMode;
 import dev.archlab.inbox.internal.ArgumentChecks;
 import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.ConsumerSettings;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.JdbcInboxStore.BatchCompletion;
+import dev.archlab.inbox.jdbc.internal.GuardedConnection;
+import dev.archlab.inbox.jdbc.internal.LocalTransaction;
+import dev.archlab.inbox.jdbc.internal.StoreParts;
 import dev.archlab.inbox.store.BeginResult;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -72,6 +76,7 @@ public final class BatchConsumer implements AutoCloseable {
   private final ConsumerSettings settings;
   private final String name;
   private final JdbcInboxStore store;
+  private final StoreParts parts;
   private final TransactionalBatchHandler handler;
   private final InboxConfig config;
   private final ConsumeSteps steps;
@@ -81,6 +86,7 @@ public final class BatchConsumer implements AutoCloseable {
     this.settings = settings;
     this.name = settings.name();
     this.store = b.store;
+    this.parts = StoreParts.of(this.store);
     this.handler = b.handler;
     this.config = settings.config();
     this.steps = new ConsumeSteps(settings, store);
@@ -231,14 +237,14 @@ public final class BatchConsumer implements AutoCloseable {
           tx.rollback(e);
           return new Ran(e, List.of());
         }
-        completions = store.batches.completeBatchOn(c, store.jdbc.statementsFor(c), claims);
+        completions = parts.batches().completeBatchOn(c, parts.jdbc().statementsFor(c), claims);
         if (completions.stream().allMatch(BatchCompletion::succeeded)) {
           tx.commit();
         } else {
           tx.rollback();
         }
       } catch (SQLException e) {
-        throw store.jdbc.translate("batch consume", e);
+        throw parts.jdbc().translate("batch consume", e);
       }
       boolean allDone = completions.stream().allMatch(BatchCompletion::succeeded);
       List<Integer> again = new ArrayList<>();

@@ -1,4 +1,4 @@
-package dev.archlab.inbox.jdbc;
+package dev.archlab.inbox.jdbc.internal;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
@@ -27,14 +27,14 @@ import java.util.Set;
  * answers), the rest decided from one read; completions by one fenced statement per chunk, each
  * refusal explained like a single {@code complete} would.
  */
-final class InboxBatches {
+public final class InboxBatches {
 
   /** Most ids per batch statement; longer batches are cut into chunks of this size. */
-  static final int MAX_BATCH = 500;
+  public static final int MAX_BATCH = 500;
 
   private final InboxTable rows;
 
-  InboxBatches(InboxTable rows) {
+  public InboxBatches(InboxTable rows) {
     this.rows = rows;
   }
 
@@ -43,7 +43,7 @@ final class InboxBatches {
    *
    * @throws InvalidArgumentException if they name more than one
    */
-  static List<BeginRequest> requireOneConsumer(List<BeginRequest> requests) {
+  public static List<BeginRequest> requireOneConsumer(List<BeginRequest> requests) {
     Objects.requireNonNull(requests, "requests");
     for (BeginRequest r : requests) {
       String consumer = requests.get(0).consumer();
@@ -60,8 +60,8 @@ final class InboxBatches {
   }
 
   /** Completes {@code claims} on {@code c} (in autocommit) in one transaction it commits. */
-  List<BatchCompletion> completeBatchCommitted(Connection c, Statements s, List<Claim> claims)
-      throws SQLException {
+  public List<BatchCompletion> completeBatchCommitted(
+      Connection c, Statements s, List<Claim> claims) throws SQLException {
     try (LocalTransaction tx = new LocalTransaction(c)) {
       List<BatchCompletion> done = completeBatchOn(c, s, claims);
       tx.commit();
@@ -69,7 +69,7 @@ final class InboxBatches {
     }
   }
 
-  List<BeginResult> beginBatchOn(Connection c, Statements s, List<BeginRequest> requests)
+  public List<BeginResult> beginBatchOn(Connection c, Statements s, List<BeginRequest> requests)
       throws SQLException {
     Map<String, BeginRequest> firsts = new LinkedHashMap<>();
     for (BeginRequest r : requests) {
@@ -125,7 +125,7 @@ final class InboxBatches {
    * Claims the ids of {@code requests} (distinct, one consumer) that have no record: one multi-row
    * insert per chunk where the dialect has one, else one insert each. Returns the new records.
    */
-  List<InboxRecord> claimNewOn(Connection c, Statements s, List<BeginRequest> requests)
+  public List<InboxRecord> claimNewOn(Connection c, Statements s, List<BeginRequest> requests)
       throws SQLException {
     List<InboxRecord> inserted = new ArrayList<>();
     for (int from = 0; from < requests.size(); from += MAX_BATCH) {
@@ -146,7 +146,7 @@ final class InboxBatches {
   }
 
   /** Deletes each first claim that is still PROCESSING at attempt 1, as one JDBC batch. */
-  void unclaimFirstOn(Connection c, Statements s, List<Claim> claims) throws SQLException {
+  public void unclaimFirstOn(Connection c, Statements s, List<Claim> claims) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(s.unclaimFirst)) {
       for (Claim claim : claims) {
         ps.setString(1, claim.consumer());
@@ -157,7 +157,7 @@ final class InboxBatches {
     }
   }
 
-  List<BatchCompletion> completeBatchOn(Connection c, Statements s, List<Claim> claims)
+  public List<BatchCompletion> completeBatchOn(Connection c, Statements s, List<Claim> claims)
       throws SQLException {
     if (claims.isEmpty()) {
       return List.of();
