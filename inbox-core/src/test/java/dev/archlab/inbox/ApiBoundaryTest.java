@@ -176,18 +176,10 @@ class ApiBoundaryTest {
       if (module.equals(root.resolve("inbox-core"))) {
         continue;
       }
-      List<Path> files = new ArrayList<>(javaFiles(module.resolve("src/main/java"), 20));
-      files.addAll(javaFiles(module.resolve("src/test/java"), 20));
-      for (Path file : files) {
-        for (String line : read(file).split("\n")) {
-          String t = line.strip();
-          if (t.startsWith("//") || t.startsWith("*")) {
-            continue;
-          }
-          for (Map.Entry<String, Set<String>> e : qualified.entrySet()) {
-            if (t.contains(e.getKey() + ".") && !e.getValue().contains(moduleName)) {
-              offenders.add(root.relativize(file) + ": " + t);
-            }
+      for (String line : codeLines(root, module)) {
+        for (Map.Entry<String, Set<String>> e : qualified.entrySet()) {
+          if (line.contains(e.getKey() + ".") && !e.getValue().contains(moduleName)) {
+            offenders.add(line);
           }
         }
       }
@@ -215,18 +207,32 @@ class ApiBoundaryTest {
       if (module.equals(root.resolve("inbox-jdbc"))) {
         continue;
       }
-      List<Path> files = new ArrayList<>(javaFiles(module.resolve("src/main/java"), 20));
-      files.addAll(javaFiles(module.resolve("src/test/java"), 20));
-      for (Path file : files) {
-        for (String line : read(file).split("\n")) {
-          String t = line.strip();
-          if (!t.startsWith("//") && !t.startsWith("*") && t.contains(internal)) {
-            offenders.add(root.relativize(file) + ": " + t);
-          }
+      for (String line : codeLines(root, module)) {
+        if (line.contains(internal)) {
+          offenders.add(line);
         }
       }
     }
     assertThat(offenders).as("uses of inbox-jdbc's internal package in other modules").isEmpty();
+  }
+
+  /**
+   * The lines of a module's main and test sources that are not comments, each as {@code file: line}
+   * (the file relative to the repository).
+   */
+  private static List<String> codeLines(Path root, Path module) {
+    List<Path> files = new ArrayList<>(javaFiles(module.resolve("src/main/java"), 20));
+    files.addAll(javaFiles(module.resolve("src/test/java"), 20));
+    List<String> out = new ArrayList<>();
+    for (Path file : files) {
+      for (String line : read(file).split("\n")) {
+        String t = line.strip();
+        if (!t.startsWith("//") && !t.startsWith("*")) {
+          out.add(root.relativize(file) + ": " + t);
+        }
+      }
+    }
+    return out;
   }
 
   /** Every module's pom that has Java sources (the modules and the examples). */
