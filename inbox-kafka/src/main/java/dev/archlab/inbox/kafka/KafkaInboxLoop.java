@@ -343,7 +343,8 @@ public final class KafkaInboxLoop implements AutoCloseable {
    * Builds a {@link KafkaInboxLoop}. Defaults: ids from the {@value KafkaIds#DEFAULT_HEADER}
    * header, dead-letter topic {@code <topic>.DLT}, parallelism 1, poll timeout 100 ms, error
    * backoff 1 s, longest pause 30 s, dead-letter confirmation timeout 30 s, close timeout 30 s, no
-   * listener, up to {@value #DEFAULT_MAX_RECORDS_PER_CALL} records per call of a one-commit mode.
+   * listener, no observer, up to {@value #DEFAULT_MAX_RECORDS_PER_CALL} records per call of a
+   * one-commit mode.
    */
   public static final class Builder {
     private final Map<String, Object> consumerProps;

@@ -185,7 +185,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
    * deliveries without an id dead-lettered, 1 consumer channel, prefetch 100 (or the batch size if
    * larger), automatic connection recovery on with a 1 s network recovery interval, topology
    * declared, retry delay between 100 ms and 30 s, confirm timeout 30 s, error backoff 1 s, close
-   * timeout 30 s, no listener.
+   * timeout 30 s, no listener, no observer.
    */
   public static final class Builder {
     private final ConnectionFactory factory;
