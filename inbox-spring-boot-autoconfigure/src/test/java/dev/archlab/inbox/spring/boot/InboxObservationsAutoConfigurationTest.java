@@ -165,6 +165,51 @@ class InboxObservationsAutoConfigurationTest {
             });
   }
 
+  @Test
+  void aKafkaListenersConsumerWithoutATransactionManagerIsObservedToo() {
+    Recording recording = new Recording();
+    ObservationRegistry registry = ObservationRegistry.create();
+    registry.observationConfig().observationHandler(recording);
+    new ApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                InboxAutoConfiguration.class, InboxMetricsAutoConfiguration.class))
+        .withBean(
+            DataSource.class,
+            () -> {
+              JdbcDataSource ds = new JdbcDataSource();
+              ds.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;MODE=PostgreSQL");
+              return ds;
+            })
+        .withBean(ObservationRegistry.class, () -> registry)
+        .withPropertyValues("inbox.prune.enabled=false")
+        .run(
+            ctx -> {
+              assertThat(ctx).doesNotHaveBean(PlatformTransactionManager.class);
+              MeterRegistry meters = new SimpleMeterRegistry();
+              ctx.getBean(InboxMetrics.class).bindTo(meters);
+              KafkaListenerConsumer listener =
+                  new KafkaListenerConsumer(ctx.getBean(InboxConsumers.class), "listened");
+              List<String> seen = new CopyOnWriteArrayList<>();
+
+              Outcome outcome =
+                  listener.consume(
+                      Message.of("l-1"),
+                      () -> {
+                        Observation current = registry.getCurrentObservation();
+                        seen.add(current == null ? "none" : current.getContext().getName());
+                      });
+
+              assertThat(outcome.status()).isEqualTo(Outcome.Status.APPLIED);
+              assertThat(seen).containsExactly(InboxObservations.PROCESS);
+              assertThat(recording.stopped)
+                  .extracting(Observation.Context::getName)
+                  .containsExactly(InboxObservations.PROCESS);
+              assertThat(meters.get("inbox.consume").tag("outcome", "applied").timer().count())
+                  .isEqualTo(1);
+            });
+  }
+
   /** The application of the first test without its observation registry. */
   @Configuration(proxyBeanMethods = false)
   static class NoRegistry {
