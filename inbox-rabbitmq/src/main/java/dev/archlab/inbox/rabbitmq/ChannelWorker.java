@@ -252,6 +252,9 @@ final class ChannelWorker implements Runnable {
     for (int k = 0; k < group.size(); k++) {
       Delivery d = group.get(k).delivery;
       if (k >= outcomes.size()) {
+        if (observed[k] != null) {
+          observed[k].end(); // its turn began, but the mode gave it no answer
+        }
         settled.add(settle(d, BrokerDecision.unanswered(), Observed.NONE));
         continue;
       }
