@@ -140,11 +140,20 @@ public final class IdempotentConsumer implements AutoCloseable {
    * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public Outcome consume(Message message) {
+    return consume(message, ConsumeInterceptor.NONE);
+  }
+
+  /** {@link #consume(Message)} with {@code interceptor} around it (see {@link #asMode()}). */
+  Outcome consume(Message message, ConsumeInterceptor interceptor) {
     ArgumentChecks.requireValue(message, "message");
     if (closed) {
       // Claiming now would strand the message until its lease ends: the heartbeat is gone.
       throw new ConsumerClosedException(name);
     }
+    return ConsumeInterceptor.around(interceptor, message, () -> consumeOne(message));
+  }
+
+  private Outcome consumeOne(Message message) {
     InboxStore deliveryStore = effect.deliveryStore(store);
     BeginResult begun = deliveryStore.begin(settings.beginRequest(message));
     Outcome unclaimed = steps.unclaimed(message, begun);
@@ -177,6 +186,11 @@ public final class IdempotentConsumer implements AutoCloseable {
    * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public List<Outcome> consumeInOrder(List<Message> messages) {
+    return consumeInOrder(messages, ConsumeInterceptor.NONE);
+  }
+
+  /** {@link #consumeInOrder(List)} with {@code interceptor} around each delivery's turn. */
+  List<Outcome> consumeInOrder(List<Message> messages, ConsumeInterceptor interceptor) {
     ArgumentChecks.requireValue(messages, "messages");
     for (int i = 0; i < messages.size(); i++) {
       ArgumentChecks.requireValue(messages.get(i), "messages[" + i + "]");
@@ -199,19 +213,11 @@ public final class IdempotentConsumer implements AutoCloseable {
     List<Outcome> outcomes = new ArrayList<>(messages.size());
     try {
       for (Message m : messages) {
-        BeginResult pre = claimed.remove(m.id());
-        if (pre != null && System.nanoTime() - claimedAt > config.lease().toNanos() / 2) {
-          ((BatchClaims) deliveryStore).unclaimFirst(List.of(pre.claim()));
-          pre = null; // claimed afresh below, with a whole lease
-        }
-        Outcome outcome;
-        if (pre != null) {
-          outcome = runClaimed(m, pre, deliveryStore);
-        } else {
-          BeginResult begun = deliveryStore.begin(settings.beginRequest(m));
-          Outcome unclaimed = steps.unclaimed(m, begun);
-          outcome = unclaimed != null ? unclaimed : runClaimed(m, begun, deliveryStore);
-        }
+        // The batch claim is taken inside the turn: an interceptor that fails first leaves it
+        // in claimed, given back below.
+        Outcome outcome =
+            ConsumeInterceptor.around(
+                interceptor, m, () -> turnOf(m, claimed.remove(m.id()), claimedAt, deliveryStore));
         outcomes.add(outcome);
         if (outcome.status() == Outcome.Status.IN_FLIGHT
             || outcome.status() == Outcome.Status.FAILED) {
@@ -222,6 +228,20 @@ public final class IdempotentConsumer implements AutoCloseable {
       giveBack(deliveryStore, claimed.values());
     }
     return List.copyOf(outcomes);
+  }
+
+  /** One delivery's turn in {@link #consumeInOrder}: {@code pre} is its batch claim, or null. */
+  private Outcome turnOf(Message m, BeginResult pre, long claimedAt, InboxStore deliveryStore) {
+    if (pre != null && System.nanoTime() - claimedAt > config.lease().toNanos() / 2) {
+      ((BatchClaims) deliveryStore).unclaimFirst(List.of(pre.claim()));
+      pre = null; // claimed afresh below, with a whole lease
+    }
+    if (pre != null) {
+      return runClaimed(m, pre, deliveryStore);
+    }
+    BeginResult begun = deliveryStore.begin(settings.beginRequest(m));
+    Outcome unclaimed = steps.unclaimed(m, begun);
+    return unclaimed != null ? unclaimed : runClaimed(m, begun, deliveryStore);
   }
 
   /**
@@ -253,11 +273,13 @@ public final class IdempotentConsumer implements AutoCloseable {
    * This consumer as a broker adapter's mode ({@code KafkaInboxLoop}, {@code RabbitInboxConsumer}):
    * each delivery through {@link #consume}; an in-order loop that may hand over several records at
    * once gets {@link #consumeInOrder} (the new ids claimed together, each run and completed alone).
+   * Both run a {@link ConsumeInterceptor} given to {@link ConsumeMode#consume(List,
+   * ConsumeInterceptor)} around each delivery's turn (its claim, handler and completion).
    *
    * @return the mode
    */
   public ConsumeMode asMode() {
-    return ConsumeMode.single(name, this::consume, this::consumeInOrder);
+    return new ConsumerMode(this, 1);
   }
 
   /**

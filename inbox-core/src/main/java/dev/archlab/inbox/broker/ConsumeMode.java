@@ -1,9 +1,11 @@
 package dev.archlab.inbox.broker;
 
+import dev.archlab.inbox.ConsumeInterceptor;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -43,6 +45,39 @@ public interface ConsumeMode {
    *     not finish (IN_FLIGHT or FAILED), and the messages after it were not consumed
    */
   List<Outcome> consume(List<Message> messages);
+
+  /**
+   * Consumes the messages as {@link #consume(List)} does, running {@code interceptor} around each
+   * delivery the consumer runs alone (its claim, handler and completion), as {@link
+   * ConsumeInterceptor} describes: a tracing adapter makes each delivery's span current while its
+   * handler runs. {@link IdempotentConsumer#asMode()} intercepts every delivery, in a batch call
+   * too. The default, which modes made by {@link #single} and {@link #batches} get, intercepts a
+   * call of exactly one message and runs a call of several without the interceptor: such a call
+   * hands its messages to the consumer as one unit (one transaction), with no single delivery's
+   * turn to run it around.
+   *
+   * @param messages as for {@link #consume(List)}
+   * @param interceptor runs around each delivery; {@link ConsumeInterceptor#NONE} for none
+   * @return as for {@link #consume(List)}
+   * @throws NullPointerException if {@code interceptor} is null
+   */
+  default List<Outcome> consume(List<Message> messages, ConsumeInterceptor interceptor) {
+    Objects.requireNonNull(interceptor, "interceptor");
+    if (messages == null || messages.size() != 1 || interceptor == ConsumeInterceptor.NONE) {
+      return consume(messages);
+    }
+    List<List<Outcome>> answered = new ArrayList<>(1);
+    ConsumeInterceptor.around(
+        interceptor,
+        messages.get(0),
+        () -> {
+          List<Outcome> outcomes = consume(messages);
+          answered.add(outcomes);
+          return outcomes.isEmpty() ? null : outcomes.get(0);
+        });
+    // The mode's own answer is returned as it is, so a short answer stays visible to the loop.
+    return answered.get(0);
+  }
 
   /**
    * This mode as a loop that must keep delivery order (a Kafka partition) runs it when it may hand

@@ -1,14 +1,19 @@
 package dev.archlab.inbox.kafka;
 
 import dev.archlab.inbox.InvalidConfigurationException;
+import dev.archlab.inbox.broker.ConsumeMode;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * The Kafka client settings the loop relies on: a consumer group, no auto-commit, and a dead-letter
  * producer that is idempotent and waits for all replicas. Refuses settings that weaken them and
- * fixes the rest in place.
+ * fixes the rest in place. Also the loop's other settings checks and its worker threads.
  */
 final class ClientProperties {
   private ClientProperties() {}
@@ -54,5 +59,28 @@ final class ClientProperties {
     producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
     producerProps.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
     producerProps.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+  }
+
+  /**
+   * The duration, if positive.
+   *
+   * @throws InvalidConfigurationException naming the setting if it is zero or negative
+   */
+  static Duration positive(String name, Duration d) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative() || d.isZero()) {
+      throw new InvalidConfigurationException(name + " must be positive, was " + d);
+    }
+    return d;
+  }
+
+  /** Daemon threads named after the loop's consumer. */
+  static ThreadFactory workerThreads(ConsumeMode mode) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, "inbox-kafka-" + mode.consumerName() + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 }

@@ -4,6 +4,7 @@ import dev.archlab.inbox.InvalidConfigurationException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -66,11 +67,17 @@ final class DeadLetterPublisher {
   }
 
   /**
-   * Publishes and waits for the broker's confirmation.
+   * Publishes and waits for the broker's confirmation. {@code tracing} (a {@code traceparent} of
+   * the publish's span) replaces the record's headers of the same names.
    *
    * @throws DeadLetterException if the write was not confirmed
    */
-  void publish(ConsumerRecord<byte[], byte[]> record, String consumer, int attempts, String error) {
+  void publish(
+      ConsumerRecord<byte[], byte[]> record,
+      String consumer,
+      int attempts,
+      String error,
+      Map<String, String> tracing) {
     ProducerRecord<byte[], byte[]> out =
         new ProducerRecord<>(topicFor(record.topic()), record.key(), record.value());
     for (Header h : record.headers()) {
@@ -83,6 +90,7 @@ final class DeadLetterPublisher {
         .add(CONSUMER, utf8(consumer))
         .add(ATTEMPTS, utf8(Integer.toString(attempts)))
         .add(LAST_ERROR, utf8(truncate(error == null ? "" : error)));
+    tracing.forEach((name, value) -> out.headers().remove(name).add(name, utf8(value)));
     try {
       producer.send(out).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

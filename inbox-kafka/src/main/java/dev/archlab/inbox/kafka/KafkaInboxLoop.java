@@ -2,6 +2,7 @@ package dev.archlab.inbox.kafka;
 
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.broker.DeliveryObserver;
 import dev.archlab.inbox.broker.MessageIdSource;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -18,7 +19,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -70,6 +70,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
   private final MessageIdSource<? super ConsumerRecord<byte[], byte[]>> ids;
   private final Function<String, String> deadLetterTopic;
   final KafkaLoopListener listener;
+  private final DeliveryObserver observer;
   private final int parallelism;
   private final Duration pollTimeout;
   private final Duration errorBackoff;
@@ -92,6 +93,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     this.ids = b.ids;
     this.deadLetterTopic = b.deadLetterTopic;
     this.listener = b.listener;
+    this.observer = DeliveryObserver.guarded(b.observer);
     this.parallelism = b.parallelism;
     this.pollTimeout = b.pollTimeout;
     this.errorBackoff = b.errorBackoff;
@@ -122,7 +124,8 @@ public final class KafkaInboxLoop implements AutoCloseable {
       }
       started = true;
     }
-    ExecutorService workers = Executors.newFixedThreadPool(parallelism, workerThreads());
+    ExecutorService workers =
+        Executors.newFixedThreadPool(parallelism, ClientProperties.workerThreads(mode));
     try (KafkaProducer<byte[], byte[]> producer =
             new KafkaProducer<>(
                 producerProps, new ByteArraySerializer(), new ByteArraySerializer());
@@ -133,8 +136,10 @@ public final class KafkaInboxLoop implements AutoCloseable {
           new DeadLetterPublisher(producer, deadLetterTopic, deadLetterTimeout);
       deadLetters.requireWritable(topics);
       consumer = kafka;
+      String group = String.valueOf(consumerProps.get("group.id")); // required by build()
       PartitionRun.LoopParts parts =
-          new PartitionRun.LoopParts(mode, ids, deadLetters, listener, errorBackoff);
+          new PartitionRun.LoopParts(
+              mode, ids, deadLetters, listener, errorBackoff, observer, group);
       kafka.subscribe(topics, new Rebalance(this));
       if (closing) {
         return;
@@ -334,20 +339,12 @@ public final class KafkaInboxLoop implements AutoCloseable {
     }
   }
 
-  private java.util.concurrent.ThreadFactory workerThreads() {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, "inbox-kafka-" + mode.consumerName() + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-  }
-
   /**
    * Builds a {@link KafkaInboxLoop}. Defaults: ids from the {@value KafkaIds#DEFAULT_HEADER}
    * header, dead-letter topic {@code <topic>.DLT}, parallelism 1, poll timeout 100 ms, error
    * backoff 1 s, longest pause 30 s, dead-letter confirmation timeout 30 s, close timeout 30 s, no
-   * listener, up to {@value #DEFAULT_MAX_RECORDS_PER_CALL} records per call of a one-commit mode.
+   * listener, no observer, up to {@value #DEFAULT_MAX_RECORDS_PER_CALL} records per call of a
+   * one-commit mode.
    */
   public static final class Builder {
     private final Map<String, Object> consumerProps;
@@ -361,6 +358,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     private MessageIdSource<? super ConsumerRecord<byte[], byte[]>> ids = KafkaIds.defaults();
     private Function<String, String> deadLetterTopic = t -> t + ".DLT";
     private KafkaLoopListener listener = KafkaLoopListener.none();
+    private DeliveryObserver observer = DeliveryObserver.NONE;
     private int parallelism = 1;
     private Duration pollTimeout = Duration.ofMillis(100);
     private Duration errorBackoff = Duration.ofSeconds(1);
@@ -416,6 +414,18 @@ public final class KafkaInboxLoop implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where each record is reported for tracing ({@code InboxObservations.deliveryObserver()} in
+     * {@code inbox-micrometer}): observed from its turn in the consumer (current while the handler
+     * runs) until it is settled, its dead-letter publish a child whose context replaces the
+     * record's {@code traceparent} in the dead-letter record. Default {@link
+     * DeliveryObserver#NONE}.
+     */
+    public Builder observer(DeliveryObserver observer) {
+      this.observer = Objects.requireNonNull(observer, "observer");
+      return this;
+    }
+
     /** How many partitions run at once (each partition stays in order). */
     public Builder parallelism(int parallelism) {
       if (parallelism < 1) {
@@ -426,18 +436,18 @@ public final class KafkaInboxLoop implements AutoCloseable {
     }
 
     public Builder pollTimeout(Duration d) {
-      this.pollTimeout = positive("pollTimeout", d);
+      this.pollTimeout = ClientProperties.positive("pollTimeout", d);
       return this;
     }
 
     /** How long a partition waits after a store error or a dead letter that failed. */
     public Builder errorBackoff(Duration d) {
-      this.errorBackoff = positive("errorBackoff", d);
+      this.errorBackoff = ClientProperties.positive("errorBackoff", d);
       return this;
     }
 
     public Builder deadLetterTimeout(Duration d) {
-      this.deadLetterTimeout = positive("deadLetterTimeout", d);
+      this.deadLetterTimeout = ClientProperties.positive("deadLetterTimeout", d);
       return this;
     }
 
@@ -446,7 +456,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
      * again (a long lease would otherwise pause it for the lease's whole length).
      */
     public Builder maxPause(Duration d) {
-      this.maxPause = positive("maxPause", d);
+      this.maxPause = ClientProperties.positive("maxPause", d);
       return this;
     }
 
@@ -471,7 +481,7 @@ public final class KafkaInboxLoop implements AutoCloseable {
     }
 
     public Builder closeTimeout(Duration d) {
-      this.closeTimeout = positive("closeTimeout", d);
+      this.closeTimeout = ClientProperties.positive("closeTimeout", d);
       return this;
     }
 
@@ -485,14 +495,6 @@ public final class KafkaInboxLoop implements AutoCloseable {
       }
       ClientProperties.makeSafe(consumerProps, producerProps);
       return new KafkaInboxLoop(this);
-    }
-
-    private static Duration positive(String name, Duration d) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new InvalidConfigurationException(name + " must be positive, was " + d);
-      }
-      return d;
     }
   }
 }

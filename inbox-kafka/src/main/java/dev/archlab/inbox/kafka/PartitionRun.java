@@ -1,15 +1,19 @@
 package dev.archlab.inbox.kafka;
 
+import dev.archlab.inbox.ConsumeInterceptor;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.broker.BrokerDecision;
 import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.broker.DeliveryObserver;
+import dev.archlab.inbox.broker.DeliveryObserver.Observed;
 import dev.archlab.inbox.broker.MessageIdSource;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -23,7 +27,9 @@ import org.apache.kafka.common.header.Header;
  * record as it finishes. It stops at the first record that is not finished (a {@link
  * BrokerDecision} that redelivers, or a dead letter that was not confirmed), so the records after
  * it are read again in order. What each outcome means is the shared {@link BrokerDecision}; this
- * class only translates it into offsets, pauses and dead-letter records.
+ * class only translates it into offsets, pauses and dead-letter records. Each record is reported to
+ * the loop's {@link DeliveryObserver}: observed from before its turn in the consumer (current
+ * during it) until it is settled, its dead-letter publish a child of its observation.
  */
 final class PartitionRun implements Runnable {
 
@@ -41,7 +47,9 @@ final class PartitionRun implements Runnable {
       MessageIdSource<? super ConsumerRecord<byte[], byte[]>> ids,
       DeadLetterPublisher deadLetters,
       KafkaLoopListener listener,
-      Duration errorBackoff) {}
+      Duration errorBackoff,
+      DeliveryObserver observer,
+      String groupId) {}
 
   PartitionRun(
       TopicPartition partition,
@@ -80,7 +88,14 @@ final class PartitionRun implements Runnable {
         return Progress.stopped(partition, p.record.offset());
       }
       if (p.message == null) {
-        Progress stop = settle(p.record, p.rejected);
+        Observed observed = observe(p.record, null);
+        observed.rejected(p.rejected.reason());
+        Progress stop;
+        try {
+          stop = settle(p.record, p.rejected, observed);
+        } finally {
+          observed.end();
+        }
         if (stop != null) {
           return stop;
         }
@@ -108,11 +123,18 @@ final class PartitionRun implements Runnable {
     for (Prepared p : batch) {
       messages.add(p.message);
     }
+    Observed[] observed = new Observed[batch.size()];
     List<Outcome> outcomes;
     try {
-      outcomes = parts.mode().consume(messages);
+      outcomes = parts.mode().consume(messages, interceptor(batch, observed));
     } catch (RuntimeException e) {
       if (batch.size() > 1) {
+        for (Observed o : observed) {
+          if (o != null) {
+            o.failed(e);
+            o.end();
+          }
+        }
         // Nothing tells which record failed: go one by one (those that committed come back
         // DUPLICATE), so that a payload mismatch or a store error stops at its own record.
         for (Prepared p : batch) {
@@ -131,31 +153,106 @@ final class PartitionRun implements Runnable {
             "consuming " + partition + "@" + record.offset() + " failed; it will be read again",
             e);
       }
-      return settle(record, decision);
+      Observed o = observed[0] != null ? observed[0] : observe(record, batch.get(0).message.id());
+      o.failed(e);
+      try {
+        return settle(record, decision, o);
+      } finally {
+        o.end();
+      }
     }
-    for (int k = 0; k < outcomes.size(); k++) {
-      ConsumerRecord<byte[], byte[]> record = batch.get(k).record;
-      Outcome outcome = outcomes.get(k);
-      notifyListener(() -> parts.listener().outcome(record, outcome));
-      Progress stop = settle(record, BrokerDecision.of(outcome));
-      if (stop != null) {
-        return stop;
+    try {
+      for (int k = 0; k < outcomes.size(); k++) {
+        if (observed[k] == null) {
+          // The mode ran the batch as one unit, without a turn per record: observed afterwards.
+          observed[k] = observe(batch.get(k).record, batch.get(k).message.id());
+        }
+        observed[k].outcome(outcomes.get(k));
+      }
+      for (int k = 0; k < outcomes.size(); k++) {
+        ConsumerRecord<byte[], byte[]> record = batch.get(k).record;
+        Outcome outcome = outcomes.get(k);
+        notifyListener(() -> parts.listener().outcome(record, outcome));
+        Progress stop = settle(record, BrokerDecision.of(outcome), observed[k]);
+        observed[k].end();
+        if (stop != null) {
+          return stop;
+        }
+      }
+    } finally {
+      for (Observed o : observed) {
+        if (o != null) {
+          o.end(); // a record after one that stopped the run was consumed all the same
+        }
       }
     }
     if (outcomes.size() < batch.size()) {
       // An in-order mode answers up to its first unfinished record, which stops the run above;
       // a shorter answer without one would leave records behind: read them again.
-      return settle(batch.get(outcomes.size()).record, BrokerDecision.unanswered());
+      return settle(batch.get(outcomes.size()).record, BrokerDecision.unanswered(), Observed.NONE);
     }
     return null;
   }
 
+  /**
+   * Runs each record's turn with its observation current, the observation started as the turn
+   * begins; a loop without an observer runs the mode without an interceptor.
+   */
+  private ConsumeInterceptor interceptor(List<Prepared> batch, Observed[] observed) {
+    if (parts.observer() == DeliveryObserver.NONE) {
+      return ConsumeInterceptor.NONE;
+    }
+    Map<Message, Integer> index = new IdentityHashMap<>();
+    for (int k = 0; k < batch.size(); k++) {
+      index.put(batch.get(k).message, k);
+    }
+    return (message, delivery) -> {
+      Integer k = index.get(message);
+      if (k == null) {
+        return delivery.proceed(); // not one of ours: a mode that copied the message
+      }
+      observed[k] = observe(batch.get(k).record, message.id());
+      try (DeliveryObserver.Scope scope = observed[k].openScope()) {
+        return delivery.proceed();
+      }
+    };
+  }
+
+  /** Starts observing a record; {@code messageId} null when it has no valid one. */
+  private Observed observe(ConsumerRecord<byte[], byte[]> record, String messageId) {
+    if (parts.observer() == DeliveryObserver.NONE) {
+      return Observed.NONE;
+    }
+    Map<String, String> attributes = new HashMap<>();
+    attributes.put("messaging.destination.partition.id", Integer.toString(record.partition()));
+    attributes.put("messaging.kafka.offset", Long.toString(record.offset()));
+    if (parts.groupId() != null) {
+      attributes.put("messaging.consumer.group.name", parts.groupId());
+    }
+    return parts
+        .observer()
+        .received(
+            new DeliveryObserver.Received(
+                "kafka",
+                record.topic(),
+                parts.mode().consumerName(),
+                messageId,
+                attributes,
+                key -> {
+                  Header h = record.headers().lastHeader(key);
+                  return h == null || h.value() == null
+                      ? null
+                      : new String(h.value(), StandardCharsets.UTF_8);
+                }));
+  }
+
   /** Translates the decision: finished records are reported; the others end the run here. */
-  private Progress settle(ConsumerRecord<byte[], byte[]> record, BrokerDecision decision) {
+  private Progress settle(
+      ConsumerRecord<byte[], byte[]> record, BrokerDecision decision, Observed observed) {
     return switch (decision.action()) {
       case ACKNOWLEDGE -> finished(record);
       case DEAD_LETTER ->
-          deadLetter(record, decision.reason(), decision.attempts())
+          deadLetter(record, decision.reason(), decision.attempts(), observed)
               ? finished(record)
               : Progress.retry(partition, record.offset(), parts.errorBackoff());
       case REDELIVER_WHEN_RELEASED, REDELIVER_FOR_RETRY, REDELIVER_AFTER_ERROR ->
@@ -168,10 +265,18 @@ final class PartitionRun implements Runnable {
     return null;
   }
 
-  private boolean deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, int attempts) {
+  private boolean deadLetter(
+      ConsumerRecord<byte[], byte[]> record, String reason, int attempts, Observed observed) {
+    DeliveryObserver.Publish publish =
+        observed.publishing(
+            DeliveryObserver.Purpose.DEAD_LETTER, parts.deadLetters().topicFor(record.topic()));
     try {
-      parts.deadLetters().publish(record, parts.mode().consumerName(), attempts, reason);
+      parts
+          .deadLetters()
+          .publish(record, parts.mode().consumerName(), attempts, reason, publish.headers());
+      publish.published();
     } catch (DeadLetterException e) {
+      publish.failed(e);
       LOG.log(Level.WARNING, e.getMessage(), e);
       notifyListener(() -> parts.listener().deadLetterFailed(record, e));
       return false;

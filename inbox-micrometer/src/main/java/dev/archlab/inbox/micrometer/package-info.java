@@ -5,6 +5,8 @@
  * builder and call {@code consume} through its {@link
  * dev.archlab.inbox.micrometer.InboxMetrics#timer(String) timer}. Store gauges come from an {@link
  * dev.archlab.inbox.micrometer.InboxStatsSource}, read at most once per configured interval. Every
- * meter is listed in docs/METRICS.md.
+ * meter is listed in docs/METRICS.md. {@link dev.archlab.inbox.micrometer.InboxObservations} traces
+ * deliveries as Observations (OpenTelemetry through Micrometer Tracing's bridge), through a broker
+ * adapter's observer or around a {@code consume} call; see docs/guide/metrics-and-health.md.
  */
 package dev.archlab.inbox.micrometer;

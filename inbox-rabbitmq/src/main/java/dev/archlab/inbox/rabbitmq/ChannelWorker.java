@@ -8,16 +8,20 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.LongString;
 import com.rabbitmq.client.ShutdownSignalException;
+import dev.archlab.inbox.ConsumeInterceptor;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.broker.BrokerDecision;
 import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.broker.DeliveryObserver;
+import dev.archlab.inbox.broker.DeliveryObserver.Observed;
 import dev.archlab.inbox.broker.MessageIdSource;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -30,7 +34,9 @@ import java.util.concurrent.TimeUnit;
  * delivery (a confirmed retry or dead-letter copy where needed) and only then acks. Deliveries of
  * one channel are settled in order, so a batch is acked with one {@code multiple} ack. What each
  * outcome means is the shared {@link BrokerDecision}; this class translates it into acks and
- * copies.
+ * copies. Each delivery is reported to the consumer's {@link DeliveryObserver}: observed from
+ * before its turn in the consumer (current during it) until it is settled, the copy published for
+ * it a child of its observation.
  */
 final class ChannelWorker implements Runnable {
 
@@ -48,7 +54,8 @@ final class ChannelWorker implements Runnable {
       Duration confirmTimeout,
       Duration errorBackoff,
       Duration minRetryDelay,
-      Duration maxRetryDelay) {}
+      Duration maxRetryDelay,
+      DeliveryObserver observer) {}
 
   private final Parts parts;
   private final Connection connection;
@@ -174,7 +181,13 @@ final class ChannelWorker implements Runnable {
       notifyListener(() -> parts.listener().received(d));
       Prepared p = prepare(d);
       if (p.message == null) {
-        settled.add(missingId(d, p.rejected));
+        Observed observed = observe(d, null);
+        observed.rejected(p.rejected.reason());
+        try {
+          settled.add(missingId(d, p.rejected, observed));
+        } finally {
+          observed.end();
+        }
         i++;
         continue;
       }
@@ -200,11 +213,18 @@ final class ChannelWorker implements Runnable {
     for (Prepared p : group) {
       messages.add(p.message);
     }
+    Observed[] observed = new Observed[group.size()];
     List<Outcome> outcomes;
     try {
-      outcomes = parts.mode().consume(messages);
+      outcomes = parts.mode().consume(messages, interceptor(group, observed));
     } catch (RuntimeException e) {
       if (group.size() > 1) {
+        for (Observed o : observed) {
+          if (o != null) {
+            o.failed(e);
+            o.end();
+          }
+        }
         // Nothing tells which message failed: go one by one (those that committed come back
         // DUPLICATE), so a payload mismatch or a store error stays with its own delivery.
         for (Prepared p : group) {
@@ -220,62 +240,138 @@ final class ChannelWorker implements Runnable {
             "consuming delivery " + d.getEnvelope().getDeliveryTag() + " failed; retrying later",
             e);
       }
-      settled.add(settle(d, decision));
+      Observed o = observed[0] != null ? observed[0] : observe(d, group.get(0).message.id());
+      o.failed(e);
+      try {
+        settled.add(settle(d, decision, o));
+      } finally {
+        o.end();
+      }
       return;
     }
     for (int k = 0; k < group.size(); k++) {
       Delivery d = group.get(k).delivery;
       if (k >= outcomes.size()) {
-        settled.add(settle(d, BrokerDecision.unanswered()));
+        if (observed[k] != null) {
+          observed[k].end(); // its turn began, but the mode gave it no answer
+        }
+        settled.add(settle(d, BrokerDecision.unanswered(), Observed.NONE));
         continue;
       }
       Outcome o = outcomes.get(k);
+      if (observed[k] == null) {
+        // The mode ran the group as one unit, without a turn per delivery: observed afterwards.
+        observed[k] = observe(d, group.get(k).message.id());
+      }
+      observed[k].outcome(o);
       notifyListener(() -> parts.listener().outcome(d, o));
-      settled.add(settle(d, BrokerDecision.of(o)));
+      try {
+        settled.add(settle(d, BrokerDecision.of(o), observed[k]));
+      } finally {
+        observed[k].end();
+      }
     }
+  }
+
+  /**
+   * Runs each delivery's turn with its observation current, the observation started as the turn
+   * begins; a consumer without an observer runs the mode without an interceptor.
+   */
+  private ConsumeInterceptor interceptor(List<Prepared> group, Observed[] observed) {
+    if (parts.observer() == DeliveryObserver.NONE) {
+      return ConsumeInterceptor.NONE;
+    }
+    Map<Message, Integer> index = new IdentityHashMap<>();
+    for (int k = 0; k < group.size(); k++) {
+      index.put(group.get(k).message, k);
+    }
+    return (message, delivery) -> {
+      Integer k = index.get(message);
+      if (k == null) {
+        return delivery.proceed(); // not one of ours: a mode that copied the message
+      }
+      observed[k] = observe(group.get(k).delivery, message.id());
+      try (DeliveryObserver.Scope scope = observed[k].openScope()) {
+        return delivery.proceed();
+      }
+    };
+  }
+
+  /** Starts observing a delivery; {@code messageId} null when it has no valid one. */
+  private Observed observe(Delivery d, String messageId) {
+    if (parts.observer() == DeliveryObserver.NONE) {
+      return Observed.NONE;
+    }
+    Map<String, String> attributes = new HashMap<>();
+    attributes.put(
+        "messaging.rabbitmq.message.delivery_tag", Long.toString(d.getEnvelope().getDeliveryTag()));
+    if (d.getEnvelope().getRoutingKey() != null) {
+      attributes.put("messaging.rabbitmq.destination.routing_key", d.getEnvelope().getRoutingKey());
+    }
+    Map<String, Object> h = d.getProperties() == null ? null : d.getProperties().getHeaders();
+    return parts
+        .observer()
+        .received(
+            new DeliveryObserver.Received(
+                "rabbitmq",
+                parts.topology().workQueue(),
+                parts.mode().consumerName(),
+                messageId,
+                attributes,
+                key -> {
+                  Object v = h == null ? null : h.get(key);
+                  return v instanceof LongString || v instanceof String ? v.toString() : null;
+                }));
   }
 
   /**
    * Translates the decision into an ack, a confirmed dead-letter copy or a confirmed retry copy.
    */
-  private Settled settle(Delivery d, BrokerDecision decision) {
+  private Settled settle(Delivery d, BrokerDecision decision, Observed observed) {
     return switch (decision.action()) {
       case ACKNOWLEDGE -> Settled.ack(d, null);
-      case DEAD_LETTER -> deadLetter(d, decision.reason(), decision.attempts());
+      case DEAD_LETTER -> deadLetter(d, decision.reason(), decision.attempts(), observed);
       case REDELIVER_WHEN_RELEASED, REDELIVER_FOR_RETRY, REDELIVER_AFTER_ERROR ->
-          retry(d, decision.redeliverAfter(parts.errorBackoff()));
+          retry(d, decision.redeliverAfter(parts.errorBackoff()), observed);
     };
   }
 
   /** A delivery without a valid id: dead-lettered as decided, or dropped if the user said so. */
-  private Settled missingId(Delivery d, BrokerDecision rejected) {
+  private Settled missingId(Delivery d, BrokerDecision rejected, Observed observed) {
     if (parts.missingId() == MissingIdAction.DISCARD) {
       return Settled.ack(d, () -> parts.listener().noMessageId(d, rejected.reason()));
     }
-    return settle(d, rejected);
+    return settle(d, rejected, observed);
   }
 
-  private Settled retry(Delivery d, Duration delay) {
+  private Settled retry(Delivery d, Duration delay, Observed observed) {
     long ttl = Settlement.ttlMillis(delay, parts.minRetryDelay(), parts.maxRetryDelay());
+    String queue = parts.topology().retryQueue();
+    DeliveryObserver.Publish publish = observed.publishing(DeliveryObserver.Purpose.RETRY, queue);
     try {
-      publisher.publish(
-          "", parts.topology().retryQueue(), Settlement.retryCopy(d, ttl), d.getBody());
+      publisher.publish("", queue, Settlement.retryCopy(d, ttl, publish.headers()), d.getBody());
+      publish.published();
     } catch (BrokerException e) {
+      publish.failed(e);
       return publishFailed(d, e);
     }
     return Settled.ack(d, () -> parts.listener().retryScheduled(d, Duration.ofMillis(ttl)));
   }
 
-  private Settled deadLetter(Delivery d, String reason, int attempts) {
+  private Settled deadLetter(Delivery d, String reason, int attempts, Observed observed) {
     RabbitTopology t = parts.topology();
+    DeliveryObserver.Publish publish =
+        observed.publishing(DeliveryObserver.Purpose.DEAD_LETTER, t.deadLetterExchange());
     try {
       publisher.publish(
           t.deadLetterExchange(),
           t.workQueue(),
           Settlement.deadLetterCopy(
-              d, t.workQueue(), parts.mode().consumerName(), attempts, reason),
+              d, t.workQueue(), parts.mode().consumerName(), attempts, reason, publish.headers()),
           d.getBody());
+      publish.published();
     } catch (BrokerException e) {
+      publish.failed(e);
       return publishFailed(d, e);
     }
     return Settled.ack(d, () -> parts.listener().deadLettered(d, reason));

@@ -5,6 +5,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.broker.DeliveryObserver;
 import dev.archlab.inbox.broker.MessageIdSource;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -77,7 +78,8 @@ public final class RabbitInboxConsumer implements AutoCloseable {
             b.confirmTimeout,
             b.errorBackoff,
             b.minRetryDelay,
-            b.maxRetryDelay);
+            b.maxRetryDelay,
+            DeliveryObserver.guarded(b.observer));
     this.consumers = b.consumers;
     this.declareTopology = b.declareTopology;
     this.closeTimeout = b.closeTimeout;
@@ -183,7 +185,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
    * deliveries without an id dead-lettered, 1 consumer channel, prefetch 100 (or the batch size if
    * larger), automatic connection recovery on with a 1 s network recovery interval, topology
    * declared, retry delay between 100 ms and 30 s, confirm timeout 30 s, error backoff 1 s, close
-   * timeout 30 s, no listener.
+   * timeout 30 s, no listener, no observer.
    */
   public static final class Builder {
     private final ConnectionFactory factory;
@@ -192,6 +194,7 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     private MessageIdSource<Delivery> ids = RabbitIds.messageIdProperty();
     private MissingIdAction missingId = MissingIdAction.DEAD_LETTER;
     private RabbitInboxListener listener = RabbitInboxListener.none();
+    private DeliveryObserver observer = DeliveryObserver.NONE;
     private int consumers = 1;
     private Integer prefetch;
     private Integer maxDeliveriesPerCall;
@@ -242,6 +245,21 @@ public final class RabbitInboxConsumer implements AutoCloseable {
      */
     public Builder listener(RabbitInboxListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Where each delivery is reported for tracing ({@code InboxObservations.deliveryObserver()} in
+     * {@code inbox-micrometer}): observed from its turn in the consumer (current while the handler
+     * runs) until it is settled; its dead-letter or retry copy is published in a child observation
+     * whose context replaces the delivery's {@code traceparent} header in the copy, so a retried
+     * delivery's next attempt continues the same trace.
+     *
+     * @param observer default {@link DeliveryObserver#NONE}
+     * @return this builder
+     */
+    public Builder observer(DeliveryObserver observer) {
+      this.observer = Objects.requireNonNull(observer, "observer");
       return this;
     }
 

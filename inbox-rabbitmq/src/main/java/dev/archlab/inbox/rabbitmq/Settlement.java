@@ -30,13 +30,23 @@ final class Settlement {
     return d.minusMillis(ms).isZero() ? Math.max(1, ms) : ms + 1;
   }
 
-  static AMQP.BasicProperties retryCopy(Delivery d, long ttlMillis) {
-    return base(d).expiration(Long.toString(ttlMillis)).headers(headersOf(d)).build();
+  /** The retry copy; {@code tracing} replaces the original's headers of the same names. */
+  static AMQP.BasicProperties retryCopy(Delivery d, long ttlMillis, Map<String, String> tracing) {
+    Map<String, Object> headers = headersOf(d);
+    headers.putAll(tracing);
+    return base(d).expiration(Long.toString(ttlMillis)).headers(headers).build();
   }
 
+  /** The dead-letter copy; {@code tracing} replaces the original's headers of the same names. */
   static AMQP.BasicProperties deadLetterCopy(
-      Delivery d, String queue, String consumer, int attempts, String error) {
+      Delivery d,
+      String queue,
+      String consumer,
+      int attempts,
+      String error,
+      Map<String, String> tracing) {
     Map<String, Object> headers = headersOf(d);
+    headers.putAll(tracing);
     headers.put(ORIGINAL_QUEUE, queue);
     headers.put(CONSUMER, consumer);
     headers.put(ATTEMPTS, attempts);

@@ -5,9 +5,12 @@ import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.broker.BrokerDecision;
 import dev.archlab.inbox.broker.MessageIdSource;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.listener.DelegatingMessageListener;
 import org.springframework.kafka.listener.ListenerExecutionFailedException;
@@ -78,7 +81,9 @@ final class InboxMessageListener
 
   private void consume(ConsumerRecord<Object, Object> record, Runnable listener) {
     MessageIdSource.Identified identified =
-        ids.identify(record, id -> Message.of(id, record.topic(), payloadOf(record.value())));
+        ids.identify(
+            record,
+            id -> new Message(id, record.topic(), payloadOf(record.value()), headers(record)));
     Message message = identified.message();
     if (message == null) {
       throw new DeadLetterRecordException(
@@ -140,6 +145,17 @@ final class InboxMessageListener
   }
 
   // Only raw and text values have bytes to fingerprint; any other value type is stored without.
+  /** The record's headers as text (a tracing observation reads {@code traceparent} there). */
+  private static Map<String, String> headers(ConsumerRecord<Object, Object> record) {
+    Map<String, String> headers = new HashMap<>();
+    for (Header h : record.headers()) {
+      if (h.value() != null) {
+        headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8));
+      }
+    }
+    return headers;
+  }
+
   private static byte[] payloadOf(@Nullable Object value) {
     if (value instanceof byte[] bytes) {
       return bytes;

@@ -1,9 +1,12 @@
 package dev.archlab.inbox.spring.boot;
 
 import dev.archlab.inbox.micrometer.InboxMetrics;
+import dev.archlab.inbox.micrometer.InboxObservations;
 import dev.archlab.inbox.micrometer.InboxStatsSource;
 import dev.archlab.inbox.operator.InboxOperations;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -16,7 +19,9 @@ import org.springframework.context.annotation.Bean;
  * the classpath: an {@link InboxMetrics} binder, which Spring Boot binds to every {@code
  * MeterRegistry} it manages, with store gauges read at most once per {@code
  * inbox.metrics.stats-interval}, and the observation that {@link IdempotentConsumers} attaches to
- * the consumers it builds. Off with {@code inbox.metrics.enabled=false}.
+ * the consumers it builds, which also traces their {@code consume} calls in the application's
+ * {@code ObservationRegistry} ({@link InboxObservations}). Off with {@code
+ * inbox.metrics.enabled=false}.
  */
 @AutoConfiguration(after = {InboxAutoConfiguration.class, InboxRedisAutoConfiguration.class})
 @ConditionalOnClass({MeterRegistry.class, InboxMetrics.class})
@@ -45,14 +50,31 @@ public class InboxMetricsAutoConfiguration {
   }
 
   /**
+   * Tracing of deliveries on the application's {@code ObservationRegistry} (none observes nothing):
+   * the transactional consumers' {@code consume} calls run in it, and an application gives its
+   * {@link InboxObservations#deliveryObserver()} to the {@code KafkaInboxLoop} or {@code
+   * RabbitInboxConsumer} it builds.
+   *
+   * @param registry the application's observation registry, if it has one
+   * @return the observations
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public InboxObservations inboxObservations(ObjectProvider<ObservationRegistry> registry) {
+    return InboxObservations.builder(registry.getIfUnique(() -> ObservationRegistry.NOOP)).build();
+  }
+
+  /**
    * The observation {@link IdempotentConsumers} attaches to its consumers.
    *
    * @param metrics the meters
+   * @param observations the tracing of each consume call
    * @return the observation
    */
   @Bean
   @ConditionalOnMissingBean
-  public ConsumerObservation inboxConsumerObservation(InboxMetrics metrics) {
-    return new MicrometerConsumerObservation(metrics);
+  public ConsumerObservation inboxConsumerObservation(
+      InboxMetrics metrics, InboxObservations observations) {
+    return new MicrometerConsumerObservation(metrics, observations);
   }
 }

@@ -14,7 +14,9 @@ import java.util.function.Function;
  *
  * <p>When the application has one transaction manager, the listener runs in a Spring transaction
  * that also writes DONE ({@link SpringTransactionalConsumer}); otherwise DONE is recorded after the
- * listener returned ({@link IdempotentConsumer}).
+ * listener returned ({@link IdempotentConsumer}). Either way each call goes through the {@link
+ * ConsumerObservation} when there is one (timed, and traced as a child of the container's listener
+ * observation, or from the record's {@code traceparent} header).
  */
 final class KafkaListenerConsumer {
 
@@ -32,7 +34,10 @@ final class KafkaListenerConsumer {
     if (consumers.hasTransactionManager()) {
       consume = consumers.transactional(name, handler)::consume;
     } else {
-      consume = consumers.idempotent(name, handler)::consume;
+      // The transactional consumer observes its own calls; this one is observed here, alike.
+      Function<Message, Outcome> idempotent = consumers.idempotent(name, handler)::consume;
+      ConsumerObservation observation = consumers.observation();
+      consume = observation == null ? idempotent : m -> observation.consume(name, m, idempotent);
     }
   }
 
