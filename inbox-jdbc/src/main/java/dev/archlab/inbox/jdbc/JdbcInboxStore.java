@@ -12,7 +12,17 @@ import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.internal.ArgumentChecks;
+import dev.archlab.inbox.jdbc.coalescing.CoalescedCalls;
+import dev.archlab.inbox.jdbc.coalescing.CoalescingStats;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.jdbc.internal.InboxBatches;
+import dev.archlab.inbox.jdbc.internal.InboxTable;
+import dev.archlab.inbox.jdbc.internal.JdbcRunner;
+import dev.archlab.inbox.jdbc.internal.StoreParts;
+import dev.archlab.inbox.jdbc.schema.InboxSchema;
+import dev.archlab.inbox.jdbc.schema.SchemaBusyException;
+import dev.archlab.inbox.jdbc.schema.SchemaMissingException;
 import dev.archlab.inbox.store.BatchClaims;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult;
@@ -60,11 +70,17 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
 
   private final DataSource dataSource;
   private final TableName table;
-  // Package-private: the consumers and TransactionalEffect work on their own connections with
+  // The consumers (another package) and TransactionalEffect work on their own connections with
   // the runner (errors, dialect), the table operations and the batch operations.
   final JdbcRunner jdbc;
   final InboxTable rows;
   final InboxBatches batches;
+  private final StoreParts parts;
+
+  static {
+    StoreParts.registerAccess(store -> store.parts);
+  }
+
   private final InboxAdmin admin;
   private final InboxSchema schema;
   // Null unless the builder turned coalescing on.
@@ -76,6 +92,7 @@ public final class JdbcInboxStore implements InboxStore, BatchClaims {
     this.jdbc = new JdbcRunner(b.dataSource, b.table, b.transientRetries, b.dialect);
     this.rows = new InboxTable();
     this.batches = new InboxBatches(rows);
+    this.parts = new StoreParts(jdbc, rows, batches);
     this.admin = new InboxAdmin(jdbc, rows, b.pruneBatchSize);
     this.schema = new InboxSchema(jdbc, b.schemaLockTimeout, b.schemaCreationTimeout);
     this.coalesced = b.coalescing ? new CoalescedCalls(jdbc, rows, batches) : null;

@@ -7,6 +7,8 @@ import dev.archlab.inbox.PayloadMismatchException;
 import dev.archlab.inbox.StoreUnavailableException;
 import dev.archlab.inbox.UnknownClaimException;
 import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
+import dev.archlab.inbox.jdbc.schema.InboxSchema;
+import dev.archlab.inbox.jdbc.schema.SchemaBusyException;
 import dev.archlab.inbox.store.BeginRequest;
 import java.time.Duration;
 import java.util.Objects;

@@ -2,6 +2,8 @@ package dev.archlab.inbox.jdbc;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
+import dev.archlab.inbox.jdbc.internal.GuardedConnection;
+import dev.archlab.inbox.jdbc.internal.LocalTransaction;
 import dev.archlab.inbox.store.ClaimedEffect;
 import dev.archlab.inbox.store.ClaimedRun;
 import dev.archlab.inbox.store.InboxStore;

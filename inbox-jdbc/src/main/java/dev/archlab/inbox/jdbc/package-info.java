@@ -1,11 +1,15 @@
 /**
  * The JDBC store: {@link dev.archlab.inbox.jdbc.JdbcInboxStore}, one row per {@code (consumer,
- * message_id)} in PostgreSQL, MySQL/MariaDB or H2, reached through any {@link javax.sql.DataSource}
- * (no pool of its own), and the consumers that need a database: {@link
- * dev.archlab.inbox.jdbc.OneCommitConsumer} (claim, business write and DONE in one commit) and
- * {@link dev.archlab.inbox.jdbc.BatchConsumer} (a broker batch in a constant number of round
- * trips); {@link dev.archlab.inbox.jdbc.JdbcInboxOperations} is the store-neutral operator
- * interface on a store's table.
+ * message_id)} in PostgreSQL, MySQL/MariaDB, SQLite or H2, reached through any {@link
+ * javax.sql.DataSource} (no pool of its own); its transactional mode ({@link
+ * dev.archlab.inbox.jdbc.TransactionalHandler}); its operator actions ({@link
+ * dev.archlab.inbox.jdbc.InboxAdmin}) and the store-neutral operator interface on its table ({@link
+ * dev.archlab.inbox.jdbc.JdbcInboxOperations}).
+ *
+ * <p>The module's other packages, one job each: {@code consumer} (the one-commit and batch
+ * consumers), {@code coalescing} (shared round trips between concurrent callers), {@code schema}
+ * (the table's DDL and its creation), {@code dialect} (everything that differs between databases,
+ * including every statement) and {@code internal} (what those packages share; not API).
  *
  * <p>What the package guarantees:
  *

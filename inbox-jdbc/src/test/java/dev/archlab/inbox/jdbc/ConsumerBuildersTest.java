@@ -12,6 +12,8 @@ import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.InvalidConsumerNameException;
 import dev.archlab.inbox.broker.ConsumeMode;
+import dev.archlab.inbox.jdbc.consumer.BatchConsumer;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.InstantSource;

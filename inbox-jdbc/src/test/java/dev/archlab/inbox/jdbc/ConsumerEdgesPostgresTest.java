@@ -12,6 +12,8 @@ import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome.Status;
 import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.jdbc.consumer.BatchConsumer;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

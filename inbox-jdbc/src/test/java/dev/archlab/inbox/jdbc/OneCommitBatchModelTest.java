@@ -6,6 +6,8 @@ import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.jdbc.consumer.BatchItemFailedException;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

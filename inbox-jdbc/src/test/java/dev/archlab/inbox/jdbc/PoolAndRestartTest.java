@@ -13,6 +13,8 @@ import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.Outcome.Status;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.jdbc.consumer.BatchConsumer;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.store.BeginRequest;
 import dev.archlab.inbox.store.BeginResult.Kind;
 import java.lang.management.ManagementFactory;

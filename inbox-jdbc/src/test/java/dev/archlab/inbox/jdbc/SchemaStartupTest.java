@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.InvalidConfigurationException;
 import dev.archlab.inbox.StoreUnavailableException;
+import dev.archlab.inbox.jdbc.schema.SchemaBusyException;
+import dev.archlab.inbox.jdbc.schema.SchemaMissingException;
 import dev.archlab.inbox.store.BeginRequest;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.testkit.Await;
+import dev.archlab.inbox.testkit.RunFigures;
 import dev.archlab.inbox.testkit.ScaleOutLedger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -54,6 +56,12 @@ class ScaleOutUnderKillsTest {
     int n = Integer.getInteger("kafka.scale.n", 2000);
     int kills = Integer.getInteger("kafka.scale.kills", 3);
     long seed = Long.getLong("kafka.scale.seed", System.nanoTime());
+    String scale =
+        n == 2000 && kills == 3
+            ? "short"
+            : n == 20000 && kills == 10 ? "long" : "n" + n + "-kills" + kills;
+    RunFigures figures =
+        RunFigures.startedFor(RunFigures.directory().resolve("kafka-scale-out-" + scale + ".csv"));
     System.out.println("ScaleOutUnderKillsTest n=" + n + " kills=" + kills + " seed=" + seed);
     Random random = new Random(seed);
     long started = System.nanoTime();
@@ -160,22 +168,25 @@ class ScaleOutUnderKillsTest {
         throw new AssertionError("seed=" + seed + " logs=" + dir + "\n" + violations);
       }
       Set<String> goodDead = ledger.goodDeadByLeaseExpiry();
-      // Printed only after every check held: the figures for docs/RELIABILITY.md.
-      System.out.printf(
-          "KAFKA-SCALE-OUT passed: ids=%d records=%d partitions=%d consumers=%d kills=%d"
-              + " process-starts=%d effect-rows=%d double-effects=0 lost=0 dead=%d"
-              + " good-dead-by-lease-expiry=%d dlt-records=%d duration=%.1fs%n",
-          n,
-          records.size(),
-          PARTITIONS,
-          CONSUMERS,
-          killed,
-          CONSUMERS + killed,
-          ledger.effectRows(),
-          POISON + goodDead.size(),
-          goodDead.size(),
-          dlt.size(),
-          (System.nanoTime() - started) / 1e9);
+      // Written only after every check held: the figures docs/RELIABILITY.md is rendered from.
+      figures
+          .put("suite", "kafka")
+          .put("scale", scale)
+          .put("ids", n)
+          .put("records", records.size())
+          .put("partitions", PARTITIONS)
+          .put("consumers", CONSUMERS)
+          .put("kills", killed)
+          .put("broker_restarts", 0)
+          .put("process_starts", CONSUMERS + killed)
+          .put("effect_rows", ledger.effectRows())
+          .put("double_effects", ledger.doubleEffects())
+          .put("lost", ledger.lost())
+          .put("dead", POISON + goodDead.size())
+          .put("good_dead_by_lease_expiry", goodDead.size())
+          .put("dead_letters", dlt.size())
+          .put("seconds", String.format(Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9))
+          .write(RunFigures.PASSED);
     }
   }
 

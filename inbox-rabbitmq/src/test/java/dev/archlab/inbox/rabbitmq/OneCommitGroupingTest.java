@@ -6,7 +6,7 @@ import com.rabbitmq.client.GetResponse;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.RetryPolicy;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
-import dev.archlab.inbox.jdbc.OneCommitConsumer;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.testkit.Await;
 import java.sql.ResultSet;
 import java.sql.Statement;

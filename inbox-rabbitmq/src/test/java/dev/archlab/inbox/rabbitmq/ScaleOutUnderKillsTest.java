@@ -7,6 +7,7 @@ import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.store.InboxStore;
 import dev.archlab.inbox.testkit.Await;
+import dev.archlab.inbox.testkit.RunFigures;
 import dev.archlab.inbox.testkit.ScaleOutLedger;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -54,6 +56,13 @@ class ScaleOutUnderKillsTest {
     int n = Integer.getInteger("rabbit.scale.n", 2000);
     int kills = Integer.getInteger("rabbit.scale.kills", 3);
     long seed = Long.getLong("rabbit.scale.seed", System.nanoTime());
+    String scale =
+        n == 2000 && kills == 3
+            ? "short"
+            : n == 20000 && kills == 10 ? "long" : "n" + n + "-kills" + kills;
+    RunFigures figures =
+        RunFigures.startedFor(
+            RunFigures.directory().resolve("rabbitmq-scale-out-" + scale + ".csv"));
     System.out.println(
         "RabbitMQ ScaleOutUnderKillsTest n=" + n + " kills=" + kills + " seed=" + seed);
     Random random = new Random(seed);
@@ -155,21 +164,25 @@ class ScaleOutUnderKillsTest {
         throw new AssertionError("seed=" + seed + " logs=" + dir + "\n" + violations);
       }
       Set<String> goodDead = ledger.goodDeadByLeaseExpiry();
-      // Printed only after every check held: the figures for docs/RELIABILITY.md.
-      System.out.printf(
-          "RABBITMQ-SCALE-OUT passed: ids=%d messages=%d consumers=%d kills=%d broker-restarts=1"
-              + " process-starts=%d effect-rows=%d double-effects=0 lost=0 dead=%d"
-              + " good-dead-by-lease-expiry=%d dlq-messages=%d duration=%.1fs%n",
-          n,
-          messages.size(),
-          CONSUMERS,
-          killed,
-          CONSUMERS + killed,
-          ledger.effectRows(),
-          POISON + goodDead.size(),
-          goodDead.size(),
-          rabbit.deadLetters().size(),
-          (System.nanoTime() - started) / 1e9);
+      // Written only after every check held: the figures docs/RELIABILITY.md is rendered from.
+      figures
+          .put("suite", "rabbitmq")
+          .put("scale", scale)
+          .put("ids", n)
+          .put("records", messages.size())
+          .put("partitions", 1)
+          .put("consumers", CONSUMERS)
+          .put("kills", killed)
+          .put("broker_restarts", 1)
+          .put("process_starts", CONSUMERS + killed)
+          .put("effect_rows", ledger.effectRows())
+          .put("double_effects", ledger.doubleEffects())
+          .put("lost", ledger.lost())
+          .put("dead", POISON + goodDead.size())
+          .put("good_dead_by_lease_expiry", goodDead.size())
+          .put("dead_letters", rabbit.deadLetters().size())
+          .put("seconds", String.format(Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9))
+          .write(RunFigures.PASSED);
     }
   }
 

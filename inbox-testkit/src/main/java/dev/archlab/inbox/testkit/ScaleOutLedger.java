@@ -124,6 +124,34 @@ public final class ScaleOutLedger {
   }
 
   /**
+   * Effect rows beyond the first of each id: 0 whenever {@link #violations()} is null.
+   *
+   * @return the sum over ids of their effect rows minus one
+   */
+  public int doubleEffects() {
+    return effects.values().stream().mapToInt(c -> Math.max(0, c - 1)).sum();
+  }
+
+  /**
+   * Ids sent that have no inbox record in a final state (none, or PROCESSING): 0 whenever {@link
+   * #violations()} is null.
+   *
+   * @return how many good and poison ids were lost or left unfinished
+   */
+  public int lost() {
+    Set<String> everyId = new TreeSet<>(good);
+    everyId.addAll(poison);
+    int lost = 0;
+    for (String id : everyId) {
+      InboxRecord row = rows.get(id);
+      if (row == null || (row.state() != RecordState.DONE && row.state() != RecordState.DEAD)) {
+        lost++;
+      }
+    }
+    return lost;
+  }
+
+  /**
    * Null if every id keeps the invariant, else a report: the {@link #summary()} and the first ids
    * that break it, each with its effects, state, attempts, last error and whether it was
    * dead-lettered.

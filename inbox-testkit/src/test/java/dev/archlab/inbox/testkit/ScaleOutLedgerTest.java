@@ -55,12 +55,15 @@ class ScaleOutLedgerTest {
     assertThat(ledger.violations()).isNull();
     assertThat(ledger.goodDeadByLeaseExpiry()).containsExactly("g3");
     assertThat(ledger.effectRows()).isEqualTo(2);
+    assertThat(ledger.doubleEffects()).isZero();
+    assertThat(ledger.lost()).isZero();
   }
 
   @Test
   void aDoubleEffectIsNamed() {
-    effects.put("g1", 2);
-    assertThat(ledger().violations()).contains("g1: DONE with 2 effect rows");
+    effects.put("g1", 3);
+    assertThat(ledger().violations()).contains("g1: DONE with 3 effect rows");
+    assertThat(ledger().doubleEffects()).isEqualTo(2);
   }
 
   @Test
@@ -68,6 +71,7 @@ class ScaleOutLedgerTest {
     records.removeIf(r -> r.messageId().equals("g2"));
     effects.remove("g2");
     assertThat(ledger().violations()).contains("g2: no inbox row (lost)");
+    assertThat(ledger().lost()).isEqualTo(1);
   }
 
   @Test
@@ -75,6 +79,7 @@ class ScaleOutLedgerTest {
     replace("g2", RecordState.PROCESSING, 1, null);
     effects.remove("g2");
     assertThat(ledger().violations()).contains("g2: left PROCESSING", "attempts=1");
+    assertThat(ledger().lost()).isEqualTo(1);
   }
 
   @Test

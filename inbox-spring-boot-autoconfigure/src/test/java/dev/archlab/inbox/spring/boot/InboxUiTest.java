@@ -7,7 +7,7 @@ import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
-import dev.archlab.inbox.jdbc.OneCommitConsumer;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.micrometer.InboxMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,7 +1,7 @@
 package dev.archlab.inbox.examples.guide;
 
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
-import dev.archlab.inbox.jdbc.OneCommitConsumer;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.kafka.KafkaIds;
 import dev.archlab.inbox.kafka.KafkaInboxLoop;
 import dev.archlab.inbox.kafka.KafkaLoopListener;

@@ -2,7 +2,7 @@ package dev.archlab.inbox.examples.guide;
 
 import com.rabbitmq.client.ConnectionFactory;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
-import dev.archlab.inbox.jdbc.OneCommitConsumer;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.rabbitmq.RabbitInboxConsumer;
 import dev.archlab.inbox.rabbitmq.RabbitTopology;
 import javax.sql.DataSource;
