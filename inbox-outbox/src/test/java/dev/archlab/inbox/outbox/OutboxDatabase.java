@@ -37,6 +37,11 @@ abstract class OutboxDatabase {
     return List.of(POSTGRES.get(), MARIADB.get());
   }
 
+  /** The databases without SKIP LOCKED, where a relay claims with leases. */
+  static List<OutboxDatabase> embedded() {
+    return List.of(H2.get(), SQLITE.get());
+  }
+
   /** Every database the outbox can be written on. */
   static List<OutboxDatabase> all() {
     return List.of(POSTGRES.get(), MARIADB.get(), H2.get(), SQLITE.get());
