@@ -58,6 +58,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final Duration maxBackoff;
   private final Duration retention;
   private final Duration pruneInterval;
+  private final Duration claimLease;
   private final Object wake = new Object();
   private boolean wakeRequested;
   private Thread thread;
@@ -72,6 +73,7 @@ public final class OutboxRelay implements AutoCloseable {
     this.maxBackoff = b.maxBackoff;
     this.retention = b.retention;
     this.pruneInterval = b.pruneInterval;
+    this.claimLease = b.claimLease;
   }
 
   /**
@@ -87,20 +89,17 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * One round: claims up to {@code batchSize} due rows, publishes them and records the answers, in
-   * one transaction.
+   * One round: claims up to {@code batchSize} due rows, publishes them and records the answers; in
+   * one transaction holding the rows' locks on PostgreSQL, MariaDB and MySQL, with a lease
+   * elsewhere.
    *
    * @return how many rows were claimed (published, retried or parked); 0 if none was due
-   * @throws InvalidConfigurationException if the database cannot lock rows with SKIP LOCKED
    * @throws InboxException if the database fails; the round's rows stay PENDING
    */
   public int relayOnce() {
     OutboxStatements sql = outbox.statements();
-    if (!sql.relaySupported()) {
-      throw new InvalidConfigurationException(
-          "the outbox relay claims rows with FOR UPDATE SKIP LOCKED, which the '"
-              + sql.dialect.name()
-              + "' database does not offer; relay from PostgreSQL, MariaDB 10.6+ or MySQL 8");
+    if (!sql.claimsWithSkipLocked()) {
+      return leaseRound(sql);
     }
     RelayClaims claims = new RelayClaims(sql);
     try (Connection c = outbox.dataSource().getConnection()) {
@@ -116,12 +115,7 @@ public final class OutboxRelay implements AutoCloseable {
           c.commit();
           return 0;
         }
-        List<PublishResult> results = publisher.publish(rows);
-        if (results.size() != rows.size()) {
-          throw new IllegalStateException(
-              "publisher answered " + results.size() + " results for " + rows.size() + " rows");
-        }
-        claims.record(c, rows, results, this::backoff);
+        claims.record(c, rows, publish(rows), this::backoff);
         c.commit();
         return rows.size();
       } catch (SQLException | RuntimeException e) {
@@ -129,6 +123,51 @@ public final class OutboxRelay implements AutoCloseable {
         throw e;
       } finally {
         c.setTransactionIsolation(isolation);
+        c.setAutoCommit(autoCommit);
+      }
+    } catch (SQLException e) {
+      throw SqlErrors.translate("relay outbox '" + outbox.table() + "'", e, sql.dialect);
+    }
+  }
+
+  /** A round with leases ({@link LeaseClaims}): claim, publish outside any transaction, mark. */
+  private int leaseRound(OutboxStatements sql) {
+    LeaseClaims claims = new LeaseClaims(sql);
+    List<OutboxRow> rows = inTransaction(sql, c -> claims.claim(c, batchSize, claimLease));
+    if (rows.isEmpty()) {
+      return 0;
+    }
+    List<PublishResult> results = publish(rows);
+    inTransaction(sql, c -> claims.record(c, rows, results, this::backoff));
+    return rows.size();
+  }
+
+  private List<PublishResult> publish(List<OutboxRow> rows) {
+    List<PublishResult> results = publisher.publish(rows);
+    if (results.size() != rows.size()) {
+      throw new IllegalStateException(
+          "publisher answered " + results.size() + " results for " + rows.size() + " rows");
+    }
+    return results;
+  }
+
+  /** Work on a connection of its own that must commit as a whole. */
+  private interface Work<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private <T> T inTransaction(OutboxStatements sql, Work<T> work) {
+    try (Connection c = outbox.dataSource().getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      c.setAutoCommit(false);
+      try {
+        T result = work.run(c);
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c, e);
+        throw e;
+      } finally {
         c.setAutoCommit(autoCommit);
       }
     } catch (SQLException e) {
@@ -266,7 +305,8 @@ public final class OutboxRelay implements AutoCloseable {
 
   /**
    * Builds an {@link OutboxRelay}. Defaults: batch 100 rows, poll every 100 ms when idle, backoff
-   * from 1 s doubling to at most 5 min, SENT rows kept 7 days and pruned every minute.
+   * from 1 s doubling to at most 5 min, SENT rows kept 7 days and pruned every minute, claim leases
+   * (SQLite, H2) of 3 minutes.
    */
   public static final class Builder {
     private final Outbox outbox;
@@ -277,6 +317,7 @@ public final class OutboxRelay implements AutoCloseable {
     private Duration maxBackoff = Duration.ofMinutes(5);
     private Duration retention = Duration.ofDays(7);
     private Duration pruneInterval = Duration.ofMinutes(1);
+    private Duration claimLease = Duration.ofMinutes(3);
 
     private Builder(Outbox outbox, OutboxPublisher publisher) {
       if (outbox == null || publisher == null) {
@@ -358,6 +399,20 @@ public final class OutboxRelay implements AutoCloseable {
      */
     public Builder pruneInterval(Duration pruneInterval) {
       this.pruneInterval = within("pruneInterval", pruneInterval, Duration.ofMillis(1), 24 * 60);
+      return this;
+    }
+
+    /**
+     * On databases without {@code SKIP LOCKED} (SQLite, H2): how long claimed rows stay this
+     * relay's. Let it outlast a publish (the Kafka producer's {@code delivery.timeout.ms}, 2
+     * minutes by default): a lease that runs out mid-publish lets another relay publish the rows
+     * again (the receiving inbox deduplicates them).
+     *
+     * @param claimLease 1 ms to 1 day; default 3 minutes
+     * @return this builder
+     */
+    public Builder claimLease(Duration claimLease) {
+      this.claimLease = within("claimLease", claimLease, Duration.ofMillis(1), 24 * 60);
       return this;
     }
 

@@ -30,6 +30,10 @@ class OutboxStatements {
   final String oldestPending;
   final String list;
   final String retryDead;
+  final String leaseClaim;
+  final String leaseSent;
+  final String leaseRetry;
+  final String leaseDead;
 
   OutboxStatements(JdbcDialect dialect, TableName table) {
     this.dialect = dialect;
@@ -91,6 +95,31 @@ class OutboxStatements {
             + table
             + " WHERE state = ? ORDER BY seq"
             + limit();
+    // Lease mode (no SKIP LOCKED): a claim moves the row's due time past the lease and counts the
+    // attempt; the attempt count is then the claim's fencing token for the marks that follow.
+    this.leaseClaim =
+        "UPDATE "
+            + table
+            + " SET attempts = attempts + 1, next_attempt_at = "
+            + dialect.nowPlusMicros()
+            + " WHERE seq = ? AND attempts = ? AND state = 'PENDING' AND next_attempt_at <= "
+            + now;
+    this.leaseSent =
+        "UPDATE "
+            + table
+            + " SET state = 'SENT', sent_at = "
+            + now
+            + ", last_error = NULL WHERE seq = ? AND attempts = ? AND state = 'PENDING'";
+    this.leaseRetry =
+        "UPDATE "
+            + table
+            + " SET next_attempt_at = "
+            + dialect.nowPlusMicros()
+            + ", last_error = ? WHERE seq = ? AND attempts = ? AND state = 'PENDING'";
+    this.leaseDead =
+        "UPDATE "
+            + table
+            + " SET state = 'DEAD', last_error = ? WHERE seq = ? AND attempts = ? AND state = 'PENDING'";
     this.retryDead =
         "UPDATE "
             + table
@@ -148,7 +177,7 @@ class OutboxStatements {
 
   /**
    * The clause that locks the rows a relay reads, or empty if this database has no row locks the
-   * relay can claim with (then {@link #relaySupported()} is false).
+   * relay can claim with (then {@link #claimsWithSkipLocked()} is false).
    */
   protected String lockClause() {
     return "";
@@ -159,8 +188,11 @@ class OutboxStatements {
     return "";
   }
 
-  /** Whether a relay can claim rows on this database with {@code FOR UPDATE SKIP LOCKED}. */
-  boolean relaySupported() {
+  /**
+   * Whether a relay claims rows on this database with {@code FOR UPDATE SKIP LOCKED} ({@link
+   * RelayClaims}); if not, with leases ({@link LeaseClaims}).
+   */
+  boolean claimsWithSkipLocked() {
     return !skipLockedClause().isEmpty();
   }
 

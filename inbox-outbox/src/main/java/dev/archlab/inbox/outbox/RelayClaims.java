@@ -33,9 +33,6 @@ final class RelayClaims {
   /** Head candidates read per row of the batch, since other relays may hold some of them. */
   private static final int CANDIDATES_PER_ROW = 4;
 
-  /** Longest error kept with a row, the column's length. */
-  private static final int MAX_ERROR = 1000;
-
   private final OutboxStatements sql;
 
   RelayClaims(OutboxStatements sql) {
@@ -65,7 +62,7 @@ final class RelayClaims {
       ps.setInt(i, limit);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          heads.add(read(rs));
+          heads.add(RelayRows.read(rs));
         }
       }
     }
@@ -95,22 +92,11 @@ final class RelayClaims {
           if (rs.getInt("due") != 1) {
             break; // a row in backoff holds back every later row of its key
           }
-          tail.add(read(rs));
+          tail.add(RelayRows.read(rs));
         }
       }
     }
     return tail;
-  }
-
-  private static OutboxRow read(ResultSet rs) throws SQLException {
-    return new OutboxRow(
-        rs.getLong("seq"),
-        rs.getString("message_id"),
-        rs.getString("destination"),
-        rs.getString("message_key"),
-        rs.getBytes("payload"),
-        HeaderCodec.decode(rs.getBytes("headers")),
-        rs.getInt("attempts"));
   }
 
   /**
@@ -141,13 +127,13 @@ final class RelayClaims {
             break;
           case RETRY:
             retry.setLong(1, backoff.apply(row.attempts() + 1).toNanos() / 1000);
-            retry.setString(2, cut(result.error()));
+            retry.setString(2, RelayRows.cut(result.error()));
             retry.setLong(3, row.seq());
             retry.addBatch();
             anyRetry = true;
             break;
           default:
-            dead.setString(1, cut(result.error()));
+            dead.setString(1, RelayRows.cut(result.error()));
             dead.setLong(2, row.seq());
             dead.addBatch();
             anyDead = true;
@@ -164,9 +150,5 @@ final class RelayClaims {
         dead.executeBatch();
       }
     }
-  }
-
-  private static String cut(String error) {
-    return error.length() <= MAX_ERROR ? error : error.substring(0, MAX_ERROR - 3) + "...";
   }
 }

@@ -5,7 +5,7 @@ import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 
 /**
  * SQLite: a duplicate id is skipped with {@code ON CONFLICT DO NOTHING}. SQLite has no row locks,
- * so this version relays from it no rows (sends work; the relay refuses the database by name).
+ * so a relay claims its rows with leases ({@link LeaseClaims}).
  */
 final class SqliteOutboxStatements extends OutboxStatements {
 

@@ -37,6 +37,11 @@ abstract class OutboxDatabase {
     return List.of(POSTGRES.get(), MARIADB.get());
   }
 
+  /** The databases without SKIP LOCKED, where a relay claims with leases. */
+  static List<OutboxDatabase> embedded() {
+    return List.of(H2.get(), SQLITE.get());
+  }
+
   /** Every database the outbox can be written on. */
   static List<OutboxDatabase> all() {
     return List.of(POSTGRES.get(), MARIADB.get(), H2.get(), SQLITE.get());
@@ -48,6 +53,9 @@ abstract class OutboxDatabase {
 
   /** An SQL expression: the timestamp column {@code col} moved {@code hours} into the past. */
   abstract String hoursEarlier(String col, int hours);
+
+  /** An SQL expression for the database's current time, comparable with the outbox's columns. */
+  abstract String now();
 
   void execute(String sql) throws SQLException {
     try (Connection c = dataSource().getConnection();
@@ -131,6 +139,11 @@ abstract class OutboxDatabase {
     String hoursEarlier(String col, int hours) {
       return col + " - INTERVAL '" + hours + " hours'";
     }
+
+    @Override
+    String now() {
+      return "statement_timestamp()";
+    }
   }
 
   private static final class MariaDb extends OutboxDatabase {
@@ -186,6 +199,11 @@ abstract class OutboxDatabase {
     String hoursEarlier(String col, int hours) {
       return col + " - INTERVAL " + hours + " HOUR";
     }
+
+    @Override
+    String now() {
+      return "UTC_TIMESTAMP(6)";
+    }
   }
 
   private static final class H2 extends OutboxDatabase {
@@ -209,6 +227,11 @@ abstract class OutboxDatabase {
     @Override
     String hoursEarlier(String col, int hours) {
       return "DATEADD(HOUR, -" + hours + ", " + col + ")";
+    }
+
+    @Override
+    String now() {
+      return "CURRENT_TIMESTAMP(6)";
     }
   }
 
@@ -238,6 +261,11 @@ abstract class OutboxDatabase {
     @Override
     String hoursEarlier(String col, int hours) {
       return col + " - " + (hours * 3_600_000L);
+    }
+
+    @Override
+    String now() {
+      return "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)";
     }
   }
 }
