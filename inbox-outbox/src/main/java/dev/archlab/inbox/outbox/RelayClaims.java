@@ -33,6 +33,9 @@ final class RelayClaims {
   /** Head candidates read per row of the batch, since other relays may hold some of them. */
   private static final int CANDIDATES_PER_ROW = 4;
 
+  /** Most candidates bound in one statement: PostgreSQL takes at most 32 767 parameters. */
+  private static final int MAX_CANDIDATES = 30_000;
+
   private final OutboxStatements sql;
 
   RelayClaims(OutboxStatements sql) {
@@ -43,7 +46,7 @@ final class RelayClaims {
   List<OutboxRow> claim(Connection c, int limit) throws SQLException {
     List<Long> candidates = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql.dueHeads)) {
-      ps.setInt(1, limit * CANDIDATES_PER_ROW);
+      ps.setInt(1, Math.min(limit * CANDIDATES_PER_ROW, MAX_CANDIDATES));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           candidates.add(rs.getLong(1));

@@ -105,6 +105,9 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
     Set<String> missing = missingTopics(rows);
     PublishResult[] results = new PublishResult[rows.size()];
     List<Future<RecordMetadata>> futures = new ArrayList<>(rows.size());
+    // A topic whose send failed for now (no metadata within max.block.ms): its later rows are not
+    // sent this round, so none overtakes the failed one and the round is not blocked per row.
+    Map<String, PublishResult> failedForNow = new HashMap<>();
     for (int i = 0; i < rows.size(); i++) {
       OutboxRow row = rows.get(i);
       Future<RecordMetadata> future = null;
@@ -112,11 +115,16 @@ public final class KafkaOutboxPublisher implements OutboxPublisher {
         results[i] =
             PublishResult.dead(
                 "unknown topic '" + row.destination() + "': it does not exist on the cluster");
+      } else if (failedForNow.containsKey(row.destination())) {
+        results[i] = failedForNow.get(row.destination());
       } else {
         try {
           future = producer.send(record(row));
         } catch (KafkaException e) {
           results[i] = classify(e);
+          if (results[i].kind() == PublishResult.Kind.RETRY) {
+            failedForNow.put(row.destination(), results[i]);
+          }
         }
       }
       futures.add(future);
