@@ -4,7 +4,7 @@ package dev.archlab.inbox.examples.guide;
 import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
-import dev.archlab.inbox.jdbc.OneCommitConsumer;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.outbox.Outbox;
 import dev.archlab.inbox.outbox.OutboxPublisher;
 import dev.archlab.inbox.outbox.OutboxRelay;
@@ -35,6 +35,7 @@ public final class OutboxExample {
     }
 
     List<Outcome> outcomes;
+    // tag::readme[]
     try (OneCommitConsumer orders =
         OneCommitConsumer.builder("orders", store)
             .handler(
@@ -59,6 +60,7 @@ public final class OutboxExample {
     try (OutboxRelay relay = OutboxRelay.builder(outbox, publisher).build()) {
       relay.relayOnce(); // or relay.start(): rounds on a thread of its own, a 100 ms poll when idle
     }
+    // end::readme[]
     return outcomes;
   }
 
