@@ -35,7 +35,9 @@ import java.util.Map;
  * --kafka-max-poll N}, {@code --kafka-warmup-fraction F}, {@code --broker-classpath
  * inbox-bench/target/kafka-broker-classpath.txt}. Redis: {@code --redis-systems
  * redis-store,pg-lease,…}, {@code --redis-threads 1,4,8}, {@code --redis-rounds N}, and {@code
- * --warmup S}, {@code --duration S} as for the load harness.
+ * --warmup S}, {@code --duration S} as for the load harness. Outbox ({@code outbox}): {@code
+ * --outbox-records N} (the backlog, 20000), {@code --outbox-rounds N} (3), {@code --outbox-rate
+ * PER_S} and {@code --outbox-seconds S} (the steady rate of the latency run, 500/s for 10 s).
  */
 public final class BenchMain {
 
@@ -105,6 +107,25 @@ public final class BenchMain {
               out.toString(),
               o.getOrDefault("rabbit-rounds", "5")
             });
+        break;
+      case "outbox":
+        try (BenchDatabase db = BenchDatabase.start();
+            KafkaBroker broker =
+                KafkaBroker.start(
+                    Path.of(
+                        o.getOrDefault(
+                            "broker-classpath", KafkaBroker.DEFAULT_CLASSPATH_FILE.toString())),
+                    0)) {
+          OutboxRelayRun.run(
+              db,
+              broker,
+              new OutboxRelayRun.Settings(
+                  Integer.parseInt(o.getOrDefault("outbox-records", "20000")),
+                  Integer.parseInt(o.getOrDefault("outbox-rounds", "3")),
+                  Integer.parseInt(o.getOrDefault("outbox-rate", "500")),
+                  Integer.parseInt(o.getOrDefault("outbox-seconds", "10")),
+                  out));
+        }
         break;
       case "redis":
         try (BenchDatabase db = BenchDatabase.start()) {

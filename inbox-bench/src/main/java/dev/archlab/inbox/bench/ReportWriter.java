@@ -182,6 +182,55 @@ public final class ReportWriter {
     }
   }
 
+  /** The outbox run's command, quoted in its section. */
+  static final String OUTBOX_COMMAND =
+      "flock /tmp/inbox-mvn.lock java -jar inbox-bench/target/inbox-bench.jar outbox"
+          + " --outbox-records 20000 --outbox-rounds 3 --out docs/benchmarks && java -jar"
+          + " inbox-bench/target/inbox-bench.jar report --out docs/benchmarks";
+
+  private static void outboxSection(StringBuilder md, List<Map<String, String>> outbox) {
+    md.append("\n## Outbox: the relay against a bare producer\n\n");
+    md.append(
+        "A real Kafka broker and the PostgreSQL above (fsync on), both started by the run"
+            + " (`OutboxRelayRun`), in paired rounds. Throughput: `bare` is an idempotent producer"
+            + " (`acks=all`) sending the backlog and flushing; `relay` is one `OutboxRelay` with its"
+            + " defaults and a `KafkaOutboxPublisher` publishing the same number of rows that"
+            + " wait in the outbox, rounds back to back until every row is marked SENT (each"
+            + " round one transaction: claim, publish, wait for the acknowledgements, mark). The"
+            + " ratio is the median of relay / bare per round. Latency, at a steady rate: `bare`"
+            + " from `send` to the acknowledgement callback; `relay` from the commit of the"
+            + " message's outbox row (one autocommit insert per message) to the relay marking it"
+            + " SENT after the broker's acknowledgement (`sent_at - created_at`, both on the"
+            + " database clock), the relay started as an application starts it (it polls every"
+            + " 100 ms when it finds nothing due). Medians over the rounds.\n\n");
+    md.append("```bash\n").append(OUTBOX_COMMAND).append("\n```\n\n");
+    md.append(
+        "| system | rounds | backlog | msg/s (median) | ratio to bare (median, range) | steady"
+            + " rate | latency p50 | latency p99 |\n|---|---:|---:|---:|---|---:|---:|---:|\n");
+    for (Map<String, String> r : outbox) {
+      boolean bare = r.get("system").equals("bare");
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %.0f | %s | %s/s | %.1f ms | %.1f ms |%n",
+              r.get("system"),
+              r.get("rounds"),
+              r.get("messages"),
+              Csv.number(r, "msgs_per_s"),
+              bare
+                  ? "—"
+                  : String.format(
+                      Locale.ROOT,
+                      "%.2f× (%.2f–%.2f)",
+                      Csv.number(r, "ratio_median"),
+                      Csv.number(r, "ratio_min"),
+                      Csv.number(r, "ratio_max")),
+              r.get("rate_per_s"),
+              Csv.number(r, "latency_p50_ms"),
+              Csv.number(r, "latency_p99_ms")));
+    }
+  }
+
   /** A paired-ratio row's baseline, or a dash on a row without one. */
   private static String baselineCell(Map<String, String> row) {
     return row.get("baseline").isEmpty() ? "—" : row.get("baseline");
@@ -313,6 +362,10 @@ public final class ReportWriter {
     List<Map<String, String>> rabbit = Csv.read(benchDir.resolve(RabbitThroughput.CSV));
     if (!rabbit.isEmpty()) {
       rabbitSection(md, rabbit);
+    }
+    List<Map<String, String>> outbox = Csv.read(benchDir.resolve(OutboxRelayRun.CSV));
+    if (!outbox.isEmpty()) {
+      outboxSection(md, outbox);
     }
     List<Map<String, String>> redis = Csv.read(benchDir.resolve("redis.csv"));
     if (!redis.isEmpty()) {

@@ -80,6 +80,7 @@ class ReportWriterTest {
             "\n## Kafka: KafkaInboxLoop against a bare at-least-once loop\n",
             "\n## RabbitMQ: RabbitInboxConsumer against a bare consumer\n",
             "| one-commit | 5 | 10000 | 13427 | 1.72× (1.52–2.28) | ≥ 0.80×: met |",
+            "\n## Outbox: the relay against a bare producer\n",
             "\n## Redis: RedisInboxStore against the lease mode",
             "\n## `inbox simulate` on the embedded databases\n");
     // The committed document is exactly what its CSVs give: a section the generator stops

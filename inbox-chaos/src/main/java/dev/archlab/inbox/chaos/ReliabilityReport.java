@@ -183,6 +183,8 @@ public final class ReliabilityReport {
         if (!FaultSections.renders(r.get("fault"))) {
           problems.add(where + ": fault '" + r.get("fault") + "' has no section in the report");
         }
+      } else if (OutboxChainSection.SUITE.equals(suite)) {
+        mustBeZero.addAll(OutboxChainSection.MUST_BE_ZERO);
       } else if (!BrokerSections.renders(suite)) {
         problems.add(where + ": suite '" + suite + "' has no section in the report");
       }
@@ -256,6 +258,7 @@ public final class ReliabilityReport {
             + " (name the run directories you refreshed) and renders this file.\n\n");
     FaultSections.append(md, rows.stream().filter(r -> r.get("suite") == null).toList());
     BrokerSections.append(md, rows.stream().filter(r -> r.get("suite") != null).toList());
+    OutboxChainSection.append(md, rows);
     InProcessFaults.append(md);
     return md.toString();
   }

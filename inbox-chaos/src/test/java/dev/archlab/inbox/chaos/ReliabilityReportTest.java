@@ -166,6 +166,7 @@ class ReliabilityReportTest {
       assertThat(md).contains("## " + suite.get(1) + "\n");
     }
     assertThat(md)
+        .contains("## " + OutboxChainSection.HEADING + "\n")
         .contains("## Faults checked inside one JVM, on every database\n")
         .contains("_No figures for this fault yet._")
         .contains("_No figures for this run yet._");

@@ -3,6 +3,7 @@ package dev.archlab.inbox.cli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -16,8 +17,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Runs the seed story live: repeat delivery, concurrent duplicates, failure with retry, crash"
-          + " and takeover, a fenced stale owner, a poison message, and the dedup-window edge."
-          + " Creates the inbox table if it is missing. Exit 0 when every scenario held."
+          + " and takeover, a fenced stale owner, a poison message, the dedup-window edge, and a"
+          + " message sent through the outbox once although its handler ran twice. Creates the"
+          + " inbox and outbox tables if they are missing. Exit 0 when every scenario held."
     },
     footer = {
       "",
@@ -43,8 +45,9 @@ final class DemoCommand implements Callable<Integer> {
       store.createSchemaIfMissing();
       String where =
           db.isEmbeddedDefault() ? "embedded SQLite ./.inbox/inbox.db" : store.dialect().name();
-      List<SeedStory.Scenario> scenarios =
-          new SeedStory(store, "demo-" + System.currentTimeMillis()).runAll();
+      String runId = "demo-" + System.currentTimeMillis();
+      List<SeedStory.Scenario> scenarios = new ArrayList<>(new SeedStory(store, runId).runAll());
+      scenarios.add(new OutboxStory(store, ds, runId).sentOnceThoughRunTwice());
       long held = scenarios.stream().filter(SeedStory.Scenario::passed).count();
       boolean all = held == scenarios.size();
       if (json) {

@@ -32,6 +32,7 @@ import picocli.CommandLine.Option;
       PruneCommand.class,
       UiCommand.class,
       MigrateCommand.class,
+      OutboxCommand.class,
       CommandLine.HelpCommand.class
     },
     footer = {
@@ -42,6 +43,7 @@ import picocli.CommandLine.Option;
       "  inbox --help status",
       "  inbox status --db jdbc:postgresql://db:5432/app --user app",
       "  inbox list --state DEAD --db redis://cache:6379",
+      "  inbox outbox status",
       "  inbox ui --port 8080"
     })
 public final class InboxCli implements Runnable {

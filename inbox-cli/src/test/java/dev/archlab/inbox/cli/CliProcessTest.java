@@ -107,7 +107,7 @@ class CliProcessTest {
     assertThat(demo.code()).as(demo.out()).isZero();
     assertThat(demo.out())
         .contains("embedded SQLite ./.inbox/inbox.db")
-        .contains("verdict: EXACTLY-ONCE EFFECT HELD (7 of 7 scenarios held)");
+        .contains("verdict: EXACTLY-ONCE EFFECT HELD (8 of 8 scenarios held)");
     assertThat(workDir.resolve(".inbox").resolve("inbox.db")).isRegularFile();
     // A second process sees the first one's records.
     Ran status = runToEnd(inbox(workDir, "status"));
@@ -123,7 +123,7 @@ class CliProcessTest {
     assertThat(demo.code()).as(demo.out()).isZero();
     assertThat(demo.out())
         .contains("inbox demo on h2")
-        .contains("verdict: EXACTLY-ONCE EFFECT HELD (7 of 7 scenarios held)");
+        .contains("verdict: EXACTLY-ONCE EFFECT HELD (8 of 8 scenarios held)");
     Ran status = runToEnd(inbox(workDir, "status", "--db", url));
     assertThat(status.code()).as(status.out()).isZero();
     assertThat(status.out()).contains("demo-notifier");

@@ -246,7 +246,7 @@ class CliTest {
     assertThat(r.code()).as(r.toString()).isZero();
     assertThat(r.out().strip()).startsWith("{").endsWith("}");
     assertThat(r.out()).contains("\"verdict\":\"HELD\"").doesNotContain("\"passed\":false");
-    assertThat(r.out().split("\"passed\":true", -1)).hasSize(8);
+    assertThat(r.out().split("\"passed\":true", -1)).hasSize(9);
   }
 
   @Test

@@ -31,7 +31,8 @@ public final class KafkaBroker {
 
   private static KafkaBroker instance;
 
-  private final Process process;
+  // Replaced by restart(); the config, data and ports stay.
+  private volatile Process process;
   private final String bootstrap;
   private final Path dir;
 
@@ -118,7 +119,6 @@ public final class KafkaBroker {
       p.store(out, "inbox-kafka test broker");
     }
     String cp = testClassPath();
-    Path log = dir.resolve("broker.log");
     int formatted =
         new ProcessBuilder(
                 javaBinary(),
@@ -139,14 +139,47 @@ public final class KafkaBroker {
       throw new IOException(
           "kafka storage format failed: " + Files.readString(dir.resolve("format.log")));
     }
-    Process process =
-        new ProcessBuilder(javaBinary(), "-Xmx512m", "-cp", cp, "kafka.Kafka", config.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    KafkaBroker broker = new KafkaBroker(process, "127.0.0.1:" + brokerPort, dir);
-    broker.awaitReady(log);
+    KafkaBroker broker = new KafkaBroker(launch(dir), "127.0.0.1:" + brokerPort, dir);
+    broker.awaitReady(dir.resolve("broker.log"));
     return broker;
+  }
+
+  /** Starts the broker process on the configuration and data in {@code dir}. */
+  private static Process launch(Path dir) throws IOException {
+    Path log = dir.resolve("broker.log");
+    return new ProcessBuilder(
+            javaBinary(),
+            "-Xmx512m",
+            "-cp",
+            testClassPath(),
+            "kafka.Kafka",
+            dir.resolve("server.properties").toString())
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .start();
+  }
+
+  /**
+   * Stops the broker cleanly (SIGTERM, as an operator's restart does) and starts it again on the
+   * same ports, configuration and data; returns once it answers admin requests again. Clients
+   * reconnect by themselves.
+   *
+   * @throws IllegalStateException if it does not stop within 60 s or does not come back
+   */
+  public synchronized void restart() {
+    try {
+      process.destroy();
+      if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the Kafka broker did not stop within 60 s");
+      }
+      process = launch(dir);
+      awaitReady(dir.resolve("broker.log"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not restart the Kafka broker", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Waits until the broker answers an admin request (start-up, not a test assertion). */

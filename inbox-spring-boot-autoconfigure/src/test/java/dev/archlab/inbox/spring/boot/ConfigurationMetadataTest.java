@@ -38,6 +38,17 @@ class ConfigurationMetadataTest {
     "inbox.ui.enabled",
     "inbox.ui.read-only",
     "inbox.ui.token",
+    "inbox.outbox.enabled",
+    "inbox.outbox.table",
+    "inbox.outbox.create-schema",
+    "inbox.outbox.relay.enabled",
+    "inbox.outbox.relay.bootstrap-servers",
+    "inbox.outbox.relay.batch-size",
+    "inbox.outbox.relay.poll-interval",
+    "inbox.outbox.relay.retention",
+    "inbox.outbox.health.dead-threshold",
+    "inbox.outbox.health.oldest-pending-threshold",
+    "inbox.outbox.health.down-on-threshold",
   };
 
   @Test
