@@ -20,8 +20,11 @@ import java.util.concurrent.TimeUnit;
  * root the server runs as {@code nobody} (the directory is handed to that user), so it is never a
  * root process. Stopped, with its epmd, when the JVM exits. If the server is not installed the
  * tests fail with a message saying what to install.
+ *
+ * <p>Public for other modules' tests (this module's test jar), so the way a real server is started
+ * lives in one place.
  */
-final class RabbitBroker {
+public final class RabbitBroker {
 
   /** The Debian package's server script; {@code -Drabbitmq.server=...} overrides it. */
   static final String DEFAULT_SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server";
@@ -59,7 +62,12 @@ final class RabbitBroker {
     asUser = nonRootPrefix(dir);
   }
 
-  static synchronized RabbitBroker get() {
+  /**
+   * The server of this test JVM, started on first use.
+   *
+   * @return the running server
+   */
+  public static synchronized RabbitBroker get() {
     if (instance == null) {
       try {
         RabbitBroker b = new RabbitBroker();
@@ -73,12 +81,21 @@ final class RabbitBroker {
     return instance;
   }
 
-  int port() {
+  /**
+   * The AMQP port on 127.0.0.1.
+   *
+   * @return the port
+   */
+  public int port() {
     return port;
   }
 
-  /** A factory for this broker (guest/guest from 127.0.0.1), without automatic recovery. */
-  ConnectionFactory factory() {
+  /**
+   * A factory for this broker (guest/guest from 127.0.0.1), without automatic recovery.
+   *
+   * @return a new factory
+   */
+  public ConnectionFactory factory() {
     ConnectionFactory f = new ConnectionFactory();
     f.setHost("127.0.0.1");
     f.setPort(port);

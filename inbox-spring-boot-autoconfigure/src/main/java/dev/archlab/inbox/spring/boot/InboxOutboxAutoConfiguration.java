@@ -1,8 +1,8 @@
 package dev.archlab.inbox.spring.boot;
 
 import dev.archlab.inbox.InvalidConfigurationException;
-import dev.archlab.inbox.micrometer.OutboxMeters;
 import dev.archlab.inbox.outbox.Outbox;
+import dev.archlab.inbox.outbox.OutboxMeters;
 import dev.archlab.inbox.outbox.OutboxPublisher;
 import dev.archlab.inbox.outbox.OutboxRelay;
 import dev.archlab.inbox.outbox.kafka.KafkaOutboxPublisher;

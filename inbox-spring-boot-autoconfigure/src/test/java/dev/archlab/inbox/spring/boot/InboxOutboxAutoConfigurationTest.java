@@ -2,9 +2,9 @@ package dev.archlab.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.archlab.inbox.micrometer.OutboxMeters;
 import dev.archlab.inbox.outbox.Outbox;
 import dev.archlab.inbox.outbox.OutboxMessage;
+import dev.archlab.inbox.outbox.OutboxMeters;
 import dev.archlab.inbox.outbox.OutboxPublisher;
 import dev.archlab.inbox.outbox.OutboxRow;
 import dev.archlab.inbox.outbox.PublishResult;

@@ -1,6 +1,5 @@
-package dev.archlab.inbox.micrometer;
+package dev.archlab.inbox.outbox;
 
-import dev.archlab.inbox.outbox.OutboxAdmin;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,7 +24,8 @@ import java.util.function.ToDoubleFunction;
  * scrapes. Thread-safe.
  *
  * <pre>{@code
- * new OutboxMeters(outbox.admin(), outbox.table().value(), Duration.ofSeconds(30)).bindTo(registry);
+ * new OutboxMeters(outbox.admin(), outbox.table().value(), Duration.ofSeconds(30))
+ *     .bindTo(registry);
  * }</pre>
  */
 public final class OutboxMeters implements MeterBinder {

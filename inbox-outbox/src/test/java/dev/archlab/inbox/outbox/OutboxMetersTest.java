@@ -1,10 +1,8 @@
-package dev.archlab.inbox.micrometer;
+package dev.archlab.inbox.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.archlab.inbox.outbox.Outbox;
-import dev.archlab.inbox.outbox.OutboxMessage;
 import io.micrometer.core.instrument.MockClock;
 import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
