@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * Publishes claimed outbox rows to a broker, for an {@link OutboxRelay}. Implementations: {@link
- * dev.archlab.inbox.outbox.kafka.KafkaOutboxPublisher}.
+ * dev.archlab.inbox.outbox.kafka.KafkaOutboxPublisher}, {@link
+ * dev.archlab.inbox.outbox.rabbitmq.RabbitOutboxPublisher}.
  *
  * <p>An implementation must publish the rows in the order given (the relay passes the rows of one
  * destination and key in sequence order), must return only when each row is acknowledged by the

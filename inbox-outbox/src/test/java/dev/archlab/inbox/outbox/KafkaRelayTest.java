@@ -7,7 +7,6 @@ import dev.archlab.inbox.outbox.OutboxAdmin.Entry;
 import dev.archlab.inbox.outbox.OutboxAdmin.State;
 import dev.archlab.inbox.outbox.kafka.KafkaOutboxPublisher;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -191,13 +190,7 @@ class KafkaRelayTest {
   }
 
   private void send(OutboxMessage... messages) throws SQLException {
-    try (Connection c = db.dataSource().getConnection()) {
-      c.setAutoCommit(false);
-      for (OutboxMessage m : messages) {
-        outbox.send(c, m);
-      }
-      c.commit();
-    }
+    RelayTestSupport.send(db, outbox, messages);
   }
 
   static byte[] bytes(String s) {
