@@ -1,8 +1,5 @@
 package dev.archlab.inbox.cli;
 
-import com.zaxxer.hikari.HikariDataSource;
-import dev.archlab.inbox.outbox.Outbox;
-import dev.archlab.inbox.outbox.OutboxAdmin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -39,44 +36,5 @@ final class OutboxCommand implements Runnable {
   public void run() {
     throw new ParameterException(
         spec.commandLine(), "missing command: inbox outbox status, list or retry-dead");
-  }
-
-  /** An outbox on the database the options name, with the pool it reads through. */
-  static final class Opened implements AutoCloseable {
-    private final HikariDataSource pool;
-    private final Outbox outbox;
-
-    private Opened(HikariDataSource pool, Outbox outbox) {
-      this.pool = pool;
-      this.outbox = outbox;
-    }
-
-    static Opened open(DbOptions db, String table, CommandSpec spec) {
-      if (db.isRedis()) {
-        throw new ParameterException(
-            spec.commandLine(),
-            "the outbox is a table in a JDBC database: --db must be a JDBC URL, not Redis");
-      }
-      HikariDataSource pool = db.open(2);
-      try {
-        return new Opened(pool, Outbox.builder(pool).table(table).build());
-      } catch (RuntimeException e) {
-        pool.close();
-        throw e;
-      }
-    }
-
-    Outbox outbox() {
-      return outbox;
-    }
-
-    OutboxAdmin admin() {
-      return outbox.admin();
-    }
-
-    @Override
-    public void close() {
-      pool.close();
-    }
   }
 }

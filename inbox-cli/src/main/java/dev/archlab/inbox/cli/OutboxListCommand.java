@@ -1,6 +1,5 @@
 package dev.archlab.inbox.cli;
 
-import dev.archlab.inbox.outbox.Outbox;
 import dev.archlab.inbox.outbox.OutboxAdmin;
 import java.io.PrintWriter;
 import java.util.List;
@@ -27,13 +26,7 @@ import picocli.CommandLine.TypeConversionException;
     })
 final class OutboxListCommand implements Callable<Integer> {
 
-  @Mixin DbOptions db;
-
-  @Option(
-      names = "--outbox-table",
-      defaultValue = Outbox.DEFAULT_TABLE,
-      description = "The outbox table (default: ${DEFAULT-VALUE}).")
-  String table;
+  @Mixin OutboxOptions options;
 
   @Option(
       names = "--state",
@@ -57,7 +50,7 @@ final class OutboxListCommand implements Callable<Integer> {
           spec.commandLine(), "--limit must be between 1 and 10000, was " + limit);
     }
     PrintWriter out = spec.commandLine().getOut();
-    try (OutboxCommand.Opened opened = OutboxCommand.Opened.open(db, table, spec)) {
+    try (OutboxOptions.Opened opened = options.open(spec)) {
       List<OutboxAdmin.Entry> rows = opened.admin().list(state, limit);
       out.printf(
           "%-40s %-24s %-16s %-8s %8s  %-27s %s%n",

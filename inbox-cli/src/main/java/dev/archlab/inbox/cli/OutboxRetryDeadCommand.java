@@ -1,13 +1,11 @@
 package dev.archlab.inbox.cli;
 
 import dev.archlab.inbox.Identifiers;
-import dev.archlab.inbox.outbox.Outbox;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -23,13 +21,7 @@ import picocli.CommandLine.Spec;
     footer = {"", "Examples:", "  inbox outbox retry-dead 6f1c… 8e02…"})
 final class OutboxRetryDeadCommand implements Callable<Integer> {
 
-  @Mixin DbOptions db;
-
-  @Option(
-      names = "--outbox-table",
-      defaultValue = Outbox.DEFAULT_TABLE,
-      description = "The outbox table (default: ${DEFAULT-VALUE}).")
-  String table;
+  @Mixin OutboxOptions options;
 
   @Parameters(paramLabel = "ID", arity = "1..*", description = "Message ids of DEAD rows.")
   List<String> ids;
@@ -40,7 +32,7 @@ final class OutboxRetryDeadCommand implements Callable<Integer> {
   public Integer call() {
     ids.forEach(Identifiers::requireMessageId);
     PrintWriter out = spec.commandLine().getOut();
-    try (OutboxCommand.Opened opened = OutboxCommand.Opened.open(db, table, spec)) {
+    try (OutboxOptions.Opened opened = options.open(spec)) {
       int retried = 0;
       for (String id : ids) {
         if (opened.admin().retryDead(id)) {

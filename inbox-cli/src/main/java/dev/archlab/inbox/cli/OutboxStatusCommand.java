@@ -1,12 +1,10 @@
 package dev.archlab.inbox.cli;
 
-import dev.archlab.inbox.outbox.Outbox;
 import dev.archlab.inbox.outbox.OutboxAdmin;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code inbox outbox status}: rows by state and the age of the oldest unsent one. */
@@ -20,20 +18,14 @@ import picocli.CommandLine.Spec;
     })
 final class OutboxStatusCommand implements Callable<Integer> {
 
-  @Mixin DbOptions db;
-
-  @Option(
-      names = "--outbox-table",
-      defaultValue = Outbox.DEFAULT_TABLE,
-      description = "The outbox table (default: ${DEFAULT-VALUE}).")
-  String table;
+  @Mixin OutboxOptions options;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    try (OutboxCommand.Opened opened = OutboxCommand.Opened.open(db, table, spec)) {
+    try (OutboxOptions.Opened opened = options.open(spec)) {
       OutboxAdmin admin = opened.admin();
       OutboxAdmin.Counts counts = admin.counts();
       out.printf(
