@@ -6,7 +6,9 @@ import java.util.function.Supplier;
  * Runs one delivery's consume through a {@link ConsumeInterceptor} and holds the interceptor to its
  * contract: the outcome is what the consume returned (never what the interceptor made up), a second
  * {@code proceed()} is refused, an interceptor that never proceeds fails the delivery, and one that
- * throws after the consume returned is logged and does not change the outcome.
+ * throws after the consume returned is logged and does not change the outcome. Runs a batch mode's
+ * handler call inside the interceptor's handler scope the same way: a scope that fails to open or
+ * close is logged, and the handler runs and answers as it would without it.
  */
 final class Intercepted {
 
@@ -65,5 +67,39 @@ final class Intercepted {
               + "'; nothing was consumed");
     }
     return result[0];
+  }
+
+  static <E extends Exception> void inHandlerScope(
+      ConsumeInterceptor interceptor, Message message, ConsumeInterceptor.HandlerCall<E> handler)
+      throws E {
+    if (interceptor == ConsumeInterceptor.NONE) {
+      handler.run();
+      return;
+    }
+    ConsumeInterceptor.HandlerScope scope = ConsumeInterceptor.HandlerScope.NONE;
+    try {
+      ConsumeInterceptor.HandlerScope opened = interceptor.handlerScope(message);
+      scope = opened == null ? ConsumeInterceptor.HandlerScope.NONE : opened;
+    } catch (RuntimeException e) {
+      // A broken interceptor costs the trace, never the message: run the handler without it.
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "interceptor failed to open the handler scope of message '"
+              + message.id()
+              + "'; the handler runs without it",
+          e);
+    }
+    try {
+      handler.run();
+    } finally {
+      try {
+        scope.close();
+      } catch (RuntimeException e) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "interceptor failed to close the handler scope of message '" + message.id() + "'",
+            e);
+      }
+    }
   }
 }

@@ -187,6 +187,86 @@ class ConsumeInterceptorTest {
   }
 
   @Test
+  void aHandlerScopeIsClosedWhenTheHandlerThrowsAndTheHandlerSeesIt() {
+    List<String> log = new ArrayList<>();
+    ConsumeInterceptor scoping =
+        new ConsumeInterceptor() {
+          @Override
+          public Outcome intercept(Message message, Delivery delivery) {
+            return delivery.proceed();
+          }
+
+          @Override
+          public HandlerScope handlerScope(Message message) {
+            current.set(message.id());
+            log.add("open " + message.id());
+            return () -> {
+              current.remove();
+              log.add("close " + message.id());
+            };
+          }
+        };
+
+    ConsumeInterceptor.inHandlerScope(
+        scoping, Message.of("ok"), () -> log.add("handler saw " + current.get()));
+    IllegalStateException thrown = new IllegalStateException("handler failed");
+    assertThatThrownBy(
+            () ->
+                ConsumeInterceptor.inHandlerScope(
+                    scoping,
+                    Message.of("bad"),
+                    () -> {
+                      log.add("handler saw " + current.get());
+                      throw thrown;
+                    }))
+        .isSameAs(thrown);
+
+    assertThat(log)
+        .containsExactly(
+            "open ok", "handler saw ok", "close ok", "open bad", "handler saw bad", "close bad");
+    assertThat(current.get()).isNull();
+    // The default opens nothing.
+    assertThat(ConsumeInterceptor.NONE.handlerScope(Message.of("x")))
+        .isSameAs(ConsumeInterceptor.HandlerScope.NONE);
+  }
+
+  @Test
+  void aHandlerScopeThatFailsToOpenOrCloseNeitherStopsNorFailsTheHandler() {
+    List<String> ran = new ArrayList<>();
+    ConsumeInterceptor cannotOpen =
+        new ConsumeInterceptor() {
+          @Override
+          public Outcome intercept(Message message, Delivery delivery) {
+            return delivery.proceed();
+          }
+
+          @Override
+          public HandlerScope handlerScope(Message message) {
+            throw new IllegalStateException("cannot open");
+          }
+        };
+    ConsumeInterceptor cannotClose =
+        new ConsumeInterceptor() {
+          @Override
+          public Outcome intercept(Message message, Delivery delivery) {
+            return delivery.proceed();
+          }
+
+          @Override
+          public HandlerScope handlerScope(Message message) {
+            return () -> {
+              throw new IllegalStateException("cannot close");
+            };
+          }
+        };
+
+    ConsumeInterceptor.inHandlerScope(cannotOpen, Message.of("a"), () -> ran.add("a"));
+    ConsumeInterceptor.inHandlerScope(cannotClose, Message.of("b"), () -> ran.add("b"));
+
+    assertThat(ran).containsExactly("a", "b");
+  }
+
+  @Test
   void aGuardedObserverNeverThrowsAtTheAdapter() {
     DeliveryObserver broken =
         delivery ->

@@ -51,10 +51,16 @@ public interface ConsumeMode {
    * delivery the consumer runs alone (its claim, handler and completion), as {@link
    * ConsumeInterceptor} describes: a tracing adapter makes each delivery's span current while its
    * handler runs. {@link IdempotentConsumer#asMode()} intercepts every delivery, in a batch call
-   * too. The default, which modes made by {@link #single} and {@link #batches} get, intercepts a
-   * call of exactly one message and runs a call of several without the interceptor: such a call
-   * hands its messages to the consumer as one unit (one transaction), with no single delivery's
-   * turn to run it around.
+   * too. {@code inbox-jdbc}'s {@code OneCommitConsumer.asMode()} intercepts a call of one message
+   * and, in a call of several (one transaction for all of them), runs each call of its handler
+   * inside the interceptor's {@link ConsumeInterceptor#handlerScope} of that call's message. The
+   * default, which modes made by {@link #single} and {@link #batches} get (and so {@code
+   * BatchConsumer.asMode(maxBatch)}), intercepts a call of exactly one message and runs a call of
+   * several without the interceptor: such a call hands its messages to the consumer as one unit
+   * (one transaction). A mode whose consumer then calls a handler per message overrides this method
+   * to run each call in the interceptor's handler scope, as {@code OneCommitConsumer}'s does;
+   * {@code BatchConsumer}'s handler takes all the messages at once, so no single message's scope is
+   * opened for it.
    *
    * @param messages as for {@link #consume(List)}
    * @param interceptor runs around each delivery; {@link ConsumeInterceptor#NONE} for none

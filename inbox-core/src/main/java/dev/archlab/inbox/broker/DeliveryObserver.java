@@ -17,12 +17,14 @@ import java.util.function.UnaryOperator;
  *
  * <p>What an adapter guarantees to an observer: {@link #received} once per delivery it settles,
  * before that delivery is consumed (or, for a mode that runs several deliveries as one unit and so
- * cannot be intercepted per delivery, before its outcome is reported); the observation's {@link
- * Observed#openScope()} around that delivery's turn in the consumer (through a {@link
- * ConsumeInterceptor}), on the consuming thread; then exactly one of {@link Observed#outcome},
- * {@link Observed#failed} or {@link Observed#rejected}; then any publishes, each inside {@link
- * Observed#publishing}; then {@link Observed#end()}, once. Every call is made on one thread at a
- * time. An observer that throws is logged by the adapter and never changes what the adapter does.
+ * cannot be intercepted per delivery, before the first call of its handler, or before its outcome
+ * is reported when its handler did not run); the observation's {@link Observed#openScope()} around
+ * that delivery's turn in the consumer (through a {@link ConsumeInterceptor}), or, in such a mode,
+ * around each call of a per-message handler for it ({@link ConsumeInterceptor#handlerScope}), on
+ * the consuming thread; then exactly one of {@link Observed#outcome}, {@link Observed#failed} or
+ * {@link Observed#rejected}; then any publishes, each inside {@link Observed#publishing}; then
+ * {@link Observed#end()}, once. Every call is made on one thread at a time. An observer that throws
+ * is logged by the adapter and never changes what the adapter does.
  */
 @FunctionalInterface
 public interface DeliveryObserver {

@@ -196,7 +196,8 @@ final class PartitionRun implements Runnable {
 
   /**
    * Runs each record's turn with its observation current, the observation started as the turn
-   * begins; a loop without an observer runs the mode without an interceptor.
+   * begins, and in a one-commit batch each call of its handler, the observation started at the
+   * first; a loop without an observer runs the mode without an interceptor.
    */
   private ConsumeInterceptor interceptor(List<Prepared> batch, Observed[] observed) {
     if (parts.observer() == DeliveryObserver.NONE) {
@@ -206,14 +207,30 @@ final class PartitionRun implements Runnable {
     for (int k = 0; k < batch.size(); k++) {
       index.put(batch.get(k).message, k);
     }
-    return (message, delivery) -> {
-      Integer k = index.get(message);
-      if (k == null) {
-        return delivery.proceed(); // not one of ours: a mode that copied the message
+    return new ConsumeInterceptor() {
+      @Override
+      public Outcome intercept(Message message, ConsumeInterceptor.Delivery delivery) {
+        Integer k = index.get(message);
+        if (k == null) {
+          return delivery.proceed(); // not one of ours: a mode that copied the message
+        }
+        observed[k] = observe(batch.get(k).record, message.id());
+        try (DeliveryObserver.Scope scope = observed[k].openScope()) {
+          return delivery.proceed();
+        }
       }
-      observed[k] = observe(batch.get(k).record, message.id());
-      try (DeliveryObserver.Scope scope = observed[k].openScope()) {
-        return delivery.proceed();
+
+      @Override
+      public HandlerScope handlerScope(Message message) {
+        Integer k = index.get(message);
+        if (k == null) {
+          return HandlerScope.NONE;
+        }
+        if (observed[k] == null) {
+          // A one-commit batch: observed from its first handler call, current in each.
+          observed[k] = observe(batch.get(k).record, message.id());
+        }
+        return observed[k].openScope()::close;
       }
     };
   }

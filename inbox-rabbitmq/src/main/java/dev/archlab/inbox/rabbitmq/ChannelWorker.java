@@ -275,7 +275,8 @@ final class ChannelWorker implements Runnable {
 
   /**
    * Runs each delivery's turn with its observation current, the observation started as the turn
-   * begins; a consumer without an observer runs the mode without an interceptor.
+   * begins, and in a one-commit batch each call of its handler, the observation started at the
+   * first; a consumer without an observer runs the mode without an interceptor.
    */
   private ConsumeInterceptor interceptor(List<Prepared> group, Observed[] observed) {
     if (parts.observer() == DeliveryObserver.NONE) {
@@ -285,14 +286,30 @@ final class ChannelWorker implements Runnable {
     for (int k = 0; k < group.size(); k++) {
       index.put(group.get(k).message, k);
     }
-    return (message, delivery) -> {
-      Integer k = index.get(message);
-      if (k == null) {
-        return delivery.proceed(); // not one of ours: a mode that copied the message
+    return new ConsumeInterceptor() {
+      @Override
+      public Outcome intercept(Message message, ConsumeInterceptor.Delivery delivery) {
+        Integer k = index.get(message);
+        if (k == null) {
+          return delivery.proceed(); // not one of ours: a mode that copied the message
+        }
+        observed[k] = observe(group.get(k).delivery, message.id());
+        try (DeliveryObserver.Scope scope = observed[k].openScope()) {
+          return delivery.proceed();
+        }
       }
-      observed[k] = observe(group.get(k).delivery, message.id());
-      try (DeliveryObserver.Scope scope = observed[k].openScope()) {
-        return delivery.proceed();
+
+      @Override
+      public HandlerScope handlerScope(Message message) {
+        Integer k = index.get(message);
+        if (k == null) {
+          return HandlerScope.NONE;
+        }
+        if (observed[k] == null) {
+          // A one-commit batch: observed from its first handler call, current in each.
+          observed[k] = observe(group.get(k).delivery, message.id());
+        }
+        return observed[k].openScope()::close;
       }
     };
   }

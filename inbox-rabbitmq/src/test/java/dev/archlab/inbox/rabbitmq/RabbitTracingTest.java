@@ -10,6 +10,8 @@ import com.rabbitmq.client.GetResponse;
 import dev.archlab.inbox.IdempotentConsumer;
 import dev.archlab.inbox.InboxConfig;
 import dev.archlab.inbox.RetryPolicy;
+import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.memory.MemoryInboxStore;
 import dev.archlab.inbox.micrometer.InboxObservations;
 import dev.archlab.inbox.testkit.Await;
@@ -33,30 +35,41 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.nio.charset.StandardCharsets;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * One trace from a RabbitMQ message's {@code traceparent} header through both attempts of its
  * handler (the retry copy carries the trace on) to the dead-letter copy, on a real broker, with
- * OpenTelemetry behind Micrometer Tracing's bridge and {@code InboxObservations} as the observer.
+ * OpenTelemetry behind Micrometer Tracing's bridge and {@code InboxObservations} as the observer;
+ * and the messages of one one-commit group (one PostgreSQL transaction) each traced on their own,
+ * every handler call inside its message's span.
  */
 class RabbitTracingTest {
 
   private static final String PRODUCER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
   private static final String PRODUCER_SPAN = "00f067aa0ba902b7";
 
-  @Test
-  void aMessagesTraceRunsFromItsHeaderThroughItsRetryToTheDeadLetter() throws Exception {
-    InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    SdkTracerProvider provider =
-        SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
+  private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
+  private final SdkTracerProvider provider =
+      SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
+  private final ObservationRegistry registry = ObservationRegistry.create();
+  private final OtelTracer tracer;
+
+  RabbitTracingTest() {
     OpenTelemetrySdk sdk =
         OpenTelemetrySdk.builder()
             .setTracerProvider(provider)
@@ -64,11 +77,10 @@ class RabbitTracingTest {
             .build();
     io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("inbox-tests");
     OtelCurrentTraceContext current = new OtelCurrentTraceContext();
-    OtelTracer tracer =
+    tracer =
         new OtelTracer(
             otel, current, event -> {}, new OtelBaggageManager(current, List.of(), List.of()));
     OtelPropagator propagator = new OtelPropagator(sdk.getPropagators(), otel);
-    ObservationRegistry registry = ObservationRegistry.create();
     registry
         .observationConfig()
         .observationHandler(
@@ -76,6 +88,21 @@ class RabbitTracingTest {
                 new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                 new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                 new DefaultTracingObservationHandler(tracer)));
+  }
+
+  @AfterEach
+  void closeTracer() {
+    provider.close();
+  }
+
+  /** The trace and span id current on this thread, as "trace/span"; "none" when no span is. */
+  private String currentSpan() {
+    Span span = tracer.currentSpan();
+    return span == null ? "none" : span.context().traceId() + "/" + span.context().spanId();
+  }
+
+  @Test
+  void aMessagesTraceRunsFromItsHeaderThroughItsRetryToTheDeadLetter() throws Exception {
 
     List<String> seenByHandler = new CopyOnWriteArrayList<>();
     IdempotentConsumer consumer =
@@ -91,11 +118,7 @@ class RabbitTracingTest {
                     .build())
             .handler(
                 (message, attempt) -> {
-                  Span span = tracer.currentSpan();
-                  seenByHandler.add(
-                      span == null
-                          ? "none"
-                          : span.context().traceId() + "/" + span.context().spanId());
+                  seenByHandler.add(currentSpan());
                   throw new IllegalStateException("poison");
                 })
             .build();
@@ -161,8 +184,69 @@ class RabbitTracingTest {
       assertThat(attributes(deadLetter)).containsEntry("inbox.publish.purpose", "dead_letter");
       assertThat(RabbitFixture.header(dead.get(0), "traceparent"))
           .isEqualTo("00-" + PRODUCER_TRACE + "-" + deadLetter.getSpanId() + "-01");
-    } finally {
-      provider.close();
+    }
+  }
+
+  @Test
+  void eachMessageOfAOneCommitGroupRunsItsHandlerInItsOwnTrace() throws Exception {
+    DataSource ds = TestPostgres.dataSource();
+    JdbcInboxStore store = JdbcInboxStore.builder(ds).build();
+    store.createSchemaIfMissing();
+    String name = "traced-group-" + UUID.randomUUID().toString().substring(0, 8);
+    Map<String, String> seenByHandler = new ConcurrentHashMap<>();
+    Map<String, Long> txOf = new ConcurrentHashMap<>();
+    OneCommitConsumer consumer =
+        OneCommitConsumer.builder(name, store)
+            .handler(
+                (message, attempt, c) -> {
+                  seenByHandler.put(message.id(), currentSpan());
+                  try (Statement st = c.createStatement();
+                      ResultSet rs = st.executeQuery("SELECT txid_current()")) {
+                    rs.next();
+                    txOf.put(message.id(), rs.getLong(1));
+                  }
+                })
+            .build();
+    int count = 4;
+    Map<String, String> traces = new HashMap<>();
+    try (RabbitFixture rabbit = new RabbitFixture(name)) {
+      for (int i = 0; i < count; i++) {
+        String trace = UUID.randomUUID().toString().replace("-", "");
+        traces.put("g-" + i, trace);
+        publishTraced(rabbit, "g-" + i, "00-" + trace + "-" + PRODUCER_SPAN + "-01");
+      }
+      RabbitInboxConsumerTest.Ends ends = new RabbitInboxConsumerTest.Ends();
+      InboxObservations observations = InboxObservations.builder(registry).build();
+      try (RabbitInboxConsumer inbox =
+          RabbitInboxConsumer.builder(rabbit.broker.factory(), rabbit.topology, consumer.asMode())
+              .prefetch(count)
+              .maxDeliveriesPerCall(count)
+              // All are queued before the start: the linger only bounds the wait for them.
+              .linger(Duration.ofSeconds(10))
+              .listener(ends)
+              .observer(observations.deliveryObserver())
+              .build()) {
+        inbox.start();
+        Await.until("every delivery ended", () -> ends.ended.get() >= count);
+      }
+      // One transaction for all of them: the group was consumed by one call.
+      assertThat(new HashSet<>(txOf.values())).hasSize(1);
+      String queue = rabbit.topology.workQueue();
+      for (Map.Entry<String, String> e : traces.entrySet()) {
+        SpanData process =
+            exporter.getFinishedSpanItems().stream()
+                .filter(
+                    s ->
+                        s.getName().equals(queue + " process")
+                            && e.getKey().equals(attributes(s).get("messaging.message.id")))
+                .findFirst()
+                .orElseThrow();
+        assertThat(process.getTraceId()).isEqualTo(e.getValue());
+        assertThat(process.getParentSpanId()).isEqualTo(PRODUCER_SPAN);
+        assertThat(attributes(process)).containsEntry("inbox.outcome", "applied");
+        assertThat(seenByHandler)
+            .containsEntry(e.getKey(), e.getValue() + "/" + process.getSpanId());
+      }
     }
   }
 

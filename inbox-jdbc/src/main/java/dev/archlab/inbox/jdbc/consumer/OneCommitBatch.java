@@ -1,6 +1,7 @@
 package dev.archlab.inbox.jdbc.consumer;
 
 import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.ConsumeInterceptor;
 import dev.archlab.inbox.InboxEvent;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.LeaseLostException;
@@ -9,6 +10,7 @@ import dev.archlab.inbox.Outcome;
 import dev.archlab.inbox.internal.ConsumeSteps;
 import dev.archlab.inbox.internal.ConsumerSettings;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.jdbc.TransactionalHandler;
 import dev.archlab.inbox.jdbc.dialect.LockTimeoutPlan;
 import dev.archlab.inbox.jdbc.dialect.SqlErrorKind;
 import dev.archlab.inbox.jdbc.dialect.Statements;
@@ -58,7 +60,12 @@ import java.util.Set;
  *
  * <p>Events are reported once per delivery whatever the re-runs; outcomes after the commit that
  * settled them. Claims are inserted in id order, so two batches over the same ids take their row
- * locks in the same order and cannot deadlock on them. Thread-safe.
+ * locks in the same order and cannot deadlock on them.
+ *
+ * <p>A per-message handler runs inside the {@link ConsumeInterceptor#handlerScope} of its message,
+ * each call (re-runs included) in a scope of its own, so a tracing interceptor makes that message's
+ * span current while its handler runs; a batch handler, which takes every message at once, runs
+ * inside none. Thread-safe.
  */
 final class OneCommitBatch {
 
@@ -69,11 +76,47 @@ final class OneCommitBatch {
   @FunctionalInterface
   interface Effects {
     /**
-     * Runs the effects of {@code attempts}, in delivery order, through {@code guard}'s connection.
-     * A {@link BatchItemFailedException} names the messages that failed; any other exception fails
-     * the whole run, and the engine bisects.
+     * Runs the effects of {@code attempts}, in delivery order, through {@code guard}'s connection,
+     * each message's in {@code interceptor}'s handler scope where it runs alone. A {@link
+     * BatchItemFailedException} names the messages that failed; any other exception fails the whole
+     * run, and the engine bisects.
      */
-    void run(List<OneCommitAttempt> attempts, GuardedConnection guard) throws Exception;
+    void run(
+        List<OneCommitAttempt> attempts, GuardedConnection guard, ConsumeInterceptor interceptor)
+        throws Exception;
+
+    /** A handler per message, called in delivery order: a failure names its message. */
+    static Effects perMessage(TransactionalHandler handler) {
+      return (attempts, guard, interceptor) -> {
+        for (OneCommitAttempt a : attempts) {
+          try {
+            ConsumeInterceptor.inHandlerScope(
+                interceptor,
+                a.message(),
+                () -> {
+                  handler.handle(a.message(), a, guard.connection());
+                  guard.throwIfRefused();
+                });
+          } catch (Exception e) {
+            throw new BatchItemFailedException(List.of(a.messageId()), e);
+          }
+        }
+      };
+    }
+
+    /**
+     * One call with every message: no single message's scope is current, since what the handler
+     * does serves all of them.
+     */
+    static Effects wholeBatch(TransactionalBatchHandler batchHandler) {
+      return (attempts, guard, interceptor) -> {
+        List<Message> messages = new ArrayList<>(attempts.size());
+        for (OneCommitAttempt a : attempts) {
+          messages.add(a.message());
+        }
+        batchHandler.handle(List.copyOf(messages), guard.connection());
+      };
+    }
   }
 
   private final ConsumerSettings settings;
@@ -101,12 +144,13 @@ final class OneCommitBatch {
    * Consumes {@code messages} (checked, not empty); one outcome per delivery, in order. With {@code
    * inOrder}, nothing after the first delivery that does not finish (IN_FLIGHT or FAILED) is
    * consumed, as a loop of single calls that stops there would do, and only the outcomes up to and
-   * including that one are returned.
+   * including that one are returned. Each call of a per-message handler runs in {@code
+   * interceptor}'s handler scope of its message.
    */
-  List<Outcome> consume(List<Message> messages, boolean inOrder) {
+  List<Outcome> consume(List<Message> messages, boolean inOrder, ConsumeInterceptor interceptor) {
     BatchInput input = BatchInput.of(settings, messages);
     Outcome[] outcomes = new Outcome[input.size()];
-    Call call = new Call(input, outcomes, inOrder);
+    Call call = new Call(input, outcomes, inOrder, interceptor);
     call.settle();
     int end = Math.min(call.cutoff, input.size() - 1) + 1;
     input.answerRepeats(outcomes, steps, end);
@@ -130,6 +174,7 @@ final class OneCommitBatch {
     private final BatchInput input;
     private final Outcome[] outcomes;
     private final boolean inOrder;
+    private final ConsumeInterceptor interceptor;
 
     /** In order: the first position that did not finish; nothing after it is consumed. */
     int cutoff = Integer.MAX_VALUE;
@@ -137,10 +182,11 @@ final class OneCommitBatch {
     /** Ids whose claim (and takeover or retry) was reported; re-runs do not report it again. */
     private final Set<String> started = new HashSet<>();
 
-    Call(BatchInput input, Outcome[] outcomes, boolean inOrder) {
+    Call(BatchInput input, Outcome[] outcomes, boolean inOrder, ConsumeInterceptor interceptor) {
       this.input = input;
       this.outcomes = outcomes;
       this.inOrder = inOrder;
+      this.interceptor = interceptor;
     }
 
     private void answer(int i, Outcome outcome) {
@@ -260,7 +306,7 @@ final class OneCommitBatch {
         if (!attempts.isEmpty()) {
           GuardedConnection guard = GuardedConnection.around(c);
           try {
-            effects.run(List.copyOf(attempts), guard);
+            effects.run(List.copyOf(attempts), guard, interceptor);
             guard.throwIfRefused();
           } catch (Exception e) {
             tx.rollback(e);

@@ -1,6 +1,7 @@
 package dev.archlab.inbox.jdbc.consumer;
 
 import dev.archlab.inbox.Claim;
+import dev.archlab.inbox.ConsumeInterceptor;
 import dev.archlab.inbox.ConsumerBuilder;
 import dev.archlab.inbox.ConsumerClosedException;
 import dev.archlab.inbox.IdempotentConsumer;
@@ -27,7 +28,6 @@ import dev.archlab.inbox.store.BeginResult;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -86,32 +86,15 @@ public final class OneCommitConsumer implements AutoCloseable {
     this.config = settings.config();
     this.lockTimeout = b.lockTimeout;
     this.steps = new ConsumeSteps(settings, store);
-    this.batches = new OneCommitBatch(settings, store, steps, lockTimeout, effects(b));
-  }
-
-  /** The handler's effects as the batch engine runs them: a failure names its message. */
-  private static OneCommitBatch.Effects effects(Builder b) {
-    if (b.batchHandler != null) {
-      TransactionalBatchHandler batchHandler = b.batchHandler;
-      return (attempts, guard) -> {
-        List<Message> messages = new ArrayList<>(attempts.size());
-        for (OneCommitAttempt a : attempts) {
-          messages.add(a.message());
-        }
-        batchHandler.handle(List.copyOf(messages), guard.connection());
-      };
-    }
-    TransactionalHandler handler = b.handler;
-    return (attempts, guard) -> {
-      for (OneCommitAttempt a : attempts) {
-        try {
-          handler.handle(a.message(), a, guard.connection());
-          guard.throwIfRefused();
-        } catch (Exception e) {
-          throw new BatchItemFailedException(List.of(a.messageId()), e);
-        }
-      }
-    };
+    this.batches =
+        new OneCommitBatch(
+            settings,
+            store,
+            steps,
+            lockTimeout,
+            b.batchHandler != null
+                ? OneCommitBatch.Effects.wholeBatch(b.batchHandler)
+                : OneCommitBatch.Effects.perMessage(b.handler));
   }
 
   /** A builder for a consumer called {@code name} on {@code store}. */
@@ -152,7 +135,7 @@ public final class OneCommitConsumer implements AutoCloseable {
       throw new ConsumerClosedException(name);
     }
     if (handler == null) {
-      return batches.consume(List.of(message), false).get(0);
+      return batches.consume(List.of(message), false, ConsumeInterceptor.NONE).get(0);
     }
     BeginRequest request = settings.beginRequest(message);
     Failure failure = new Failure();
@@ -217,7 +200,7 @@ public final class OneCommitConsumer implements AutoCloseable {
    * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public List<Outcome> consumeBatch(List<Message> messages) {
-    return consumeBatch(messages, false);
+    return consumeBatch(messages, false, ConsumeInterceptor.NONE);
   }
 
   /**
@@ -237,10 +220,12 @@ public final class OneCommitConsumer implements AutoCloseable {
    * @throws ConsumerClosedException if this consumer was closed; nothing was claimed
    */
   public List<Outcome> consumeInOrder(List<Message> messages) {
-    return consumeBatch(messages, true);
+    return consumeBatch(messages, true, ConsumeInterceptor.NONE);
   }
 
-  private List<Outcome> consumeBatch(List<Message> messages, boolean inOrder) {
+  /** A batch call; a per-message handler runs in {@code interceptor}'s scope of its message. */
+  List<Outcome> consumeBatch(
+      List<Message> messages, boolean inOrder, ConsumeInterceptor interceptor) {
     BatchInput.requireMessages(messages);
     if (closed) {
       throw new ConsumerClosedException(name);
@@ -251,7 +236,7 @@ public final class OneCommitConsumer implements AutoCloseable {
     if (messages.size() == 1 && handler != null) {
       return List.of(consume(messages.get(0)));
     }
-    return batches.consume(messages, inOrder);
+    return batches.consume(messages, inOrder, interceptor);
   }
 
   /** Carries a handler failure out of the transaction. */
@@ -358,10 +343,17 @@ public final class OneCommitConsumer implements AutoCloseable {
    * hand over several deliveries at once gets one-commit batches: a Kafka partition's records
    * through {@link #consumeInOrder}, a RabbitMQ channel's deliveries through {@link #consumeBatch}.
    *
+   * <p>With an interceptor ({@link ConsumeMode#consume(List, ConsumeInterceptor)}, a tracing
+   * adapter's), a call of one delivery runs inside {@link ConsumeInterceptor#intercept}; in a batch
+   * call, each call of the {@link Builder#handler} runs inside the interceptor's {@link
+   * ConsumeInterceptor#handlerScope} of its message, so the message's span is current while its
+   * handler runs. A {@link Builder#batchHandler}, called once for all the messages, runs inside no
+   * message's scope.
+   *
    * @return the mode
    */
   public ConsumeMode asMode() {
-    return ConsumeMode.single(name(), this::consume, this::consumeInOrder, this::consumeBatch);
+    return new OneCommitMode(this, 1, false);
   }
 
   /**
