@@ -1,9 +1,12 @@
 package dev.archlab.inbox.broker;
 
 import dev.archlab.inbox.ConsumeInterceptor;
+import dev.archlab.inbox.Message;
 import dev.archlab.inbox.Outcome;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.IntFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -31,6 +34,26 @@ public interface DeliveryObserver {
 
   /** Observes nothing; what every adapter uses unless given another. */
   DeliveryObserver NONE = delivery -> Observed.NONE;
+
+  /**
+   * The interceptor for one call of a mode with {@code messages}: each delivery's observation is
+   * started by {@code observe} (given its index) as its turn begins, or in a one-commit batch at
+   * its handler's first call, stored in {@code observed} for the adapter to settle, and current
+   * while its turn or each handler call runs. Messages are matched by identity.
+   *
+   * @param messages the messages handed to the mode, in order
+   * @param observed one slot per message, filled as deliveries are observed (null until then)
+   * @param observe starts observing the message at an index
+   * @return the interceptor, for the consuming thread
+   * @throws IllegalArgumentException if {@code observed} has not one slot per message
+   */
+  static ConsumeInterceptor interceptorFor(
+      List<Message> messages, Observed[] observed, IntFunction<Observed> observe) {
+    return new ObservingInterceptor(
+        Objects.requireNonNull(messages, "messages"),
+        Objects.requireNonNull(observed, "observed"),
+        Objects.requireNonNull(observe, "observe"));
+  }
 
   /**
    * {@code observer} with every call guarded, as adapters use it: an exception thrown by the

@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -203,36 +202,12 @@ final class PartitionRun implements Runnable {
     if (parts.observer() == DeliveryObserver.NONE) {
       return ConsumeInterceptor.NONE;
     }
-    Map<Message, Integer> index = new IdentityHashMap<>();
-    for (int k = 0; k < batch.size(); k++) {
-      index.put(batch.get(k).message, k);
+    List<Message> messages = new ArrayList<>(batch.size());
+    for (Prepared p : batch) {
+      messages.add(p.message);
     }
-    return new ConsumeInterceptor() {
-      @Override
-      public Outcome intercept(Message message, ConsumeInterceptor.Delivery delivery) {
-        Integer k = index.get(message);
-        if (k == null) {
-          return delivery.proceed(); // not one of ours: a mode that copied the message
-        }
-        observed[k] = observe(batch.get(k).record, message.id());
-        try (DeliveryObserver.Scope scope = observed[k].openScope()) {
-          return delivery.proceed();
-        }
-      }
-
-      @Override
-      public HandlerScope handlerScope(Message message) {
-        Integer k = index.get(message);
-        if (k == null) {
-          return HandlerScope.NONE;
-        }
-        if (observed[k] == null) {
-          // A one-commit batch: observed from its first handler call, current in each.
-          observed[k] = observe(batch.get(k).record, message.id());
-        }
-        return observed[k].openScope()::close;
-      }
-    };
+    return DeliveryObserver.interceptorFor(
+        messages, observed, k -> observe(batch.get(k).record, batch.get(k).message.id()));
   }
 
   /** Starts observing a record; {@code messageId} null when it has no valid one. */

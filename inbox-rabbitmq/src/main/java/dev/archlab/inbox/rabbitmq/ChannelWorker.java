@@ -21,7 +21,6 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -282,36 +281,12 @@ final class ChannelWorker implements Runnable {
     if (parts.observer() == DeliveryObserver.NONE) {
       return ConsumeInterceptor.NONE;
     }
-    Map<Message, Integer> index = new IdentityHashMap<>();
-    for (int k = 0; k < group.size(); k++) {
-      index.put(group.get(k).message, k);
+    List<Message> messages = new ArrayList<>(group.size());
+    for (Prepared p : group) {
+      messages.add(p.message);
     }
-    return new ConsumeInterceptor() {
-      @Override
-      public Outcome intercept(Message message, ConsumeInterceptor.Delivery delivery) {
-        Integer k = index.get(message);
-        if (k == null) {
-          return delivery.proceed(); // not one of ours: a mode that copied the message
-        }
-        observed[k] = observe(group.get(k).delivery, message.id());
-        try (DeliveryObserver.Scope scope = observed[k].openScope()) {
-          return delivery.proceed();
-        }
-      }
-
-      @Override
-      public HandlerScope handlerScope(Message message) {
-        Integer k = index.get(message);
-        if (k == null) {
-          return HandlerScope.NONE;
-        }
-        if (observed[k] == null) {
-          // A one-commit batch: observed from its first handler call, current in each.
-          observed[k] = observe(group.get(k).delivery, message.id());
-        }
-        return observed[k].openScope()::close;
-      }
-    };
+    return DeliveryObserver.interceptorFor(
+        messages, observed, k -> observe(group.get(k).delivery, group.get(k).message.id()));
   }
 
   /** Starts observing a delivery; {@code messageId} null when it has no valid one. */
