@@ -6,7 +6,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.IntFunction;
 
 /**
@@ -14,15 +16,16 @@ import java.util.function.IntFunction;
  * lease on the database clock instead of a held lock, and published outside any transaction, so a
  * one-writer database is never held for a broker's round trip.
  *
- * <p>The claim, in one short transaction: the heads (as in {@link RelayClaims}), and for each head
- * the later due rows of its key; each row is taken by a conditional UPDATE that counts the attempt
- * and moves its due time past the lease, and only if nobody took it since it was read (same attempt
- * count, still PENDING and due). A head taken by someone else drops its key; a tail row stops it.
- * While the lease runs the rows are not due, so no other relay takes them or any later row of their
- * keys. The marks after the broker's answer are fenced by the attempt count the claim wrote: a
- * relay whose lease ran out and whose rows were claimed again changes nothing. It may have
- * published them meanwhile; the receiving inbox deduplicates, and since every relay publishes a
- * key's rows in order from its earliest unsent one, first deliveries stay in order.
+ * <p>The claim, in one short transaction: the {@link ClaimPlan}, then each planned row in seq order
+ * taken by a conditional UPDATE that counts the attempt and moves its due time past the lease, only
+ * if it is still PENDING and due (nobody took it since it was read). A head taken by someone else
+ * drops its key; a later row taken by someone else ends its key's run. The rows are then read back
+ * in the same transaction, with the attempt count the claim wrote. While the lease runs the rows
+ * are not due, so no other relay takes them or any later row of their keys. The marks after the
+ * broker's answer are fenced by that attempt count: a relay whose lease ran out and whose rows were
+ * claimed again changes nothing. It may have published them meanwhile; the receiving inbox
+ * deduplicates, and since every relay publishes a key's rows in order from its earliest unsent one,
+ * first deliveries stay in order.
  */
 final class LeaseClaims {
 
@@ -33,76 +36,48 @@ final class LeaseClaims {
   }
 
   /**
-   * Claims up to {@code limit} rows for {@code lease} and commits; returns them with the attempt
-   * count the claim wrote (the fencing token), in publish order.
+   * Claims up to {@code limit} rows for {@code lease} in the transaction of {@code c}; returns them
+   * with the attempt count the claim wrote (the fencing token), in publish order.
    */
   List<OutboxRow> claim(Connection c, int limit, Duration lease) throws SQLException {
-    List<Long> heads = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.dueHeads)) {
-      ps.setInt(1, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          heads.add(rs.getLong(1));
+    int wanted = Math.min(limit * RelayClaims.CANDIDATES_PER_ROW, RelayClaims.MAX_CANDIDATES);
+    ClaimPlan plan = ClaimPlan.read(c, sql, wanted, wanted);
+    List<Long> taken = new ArrayList<>();
+    Set<Long> cut = new HashSet<>();
+    long micros = lease.toNanos() / 1000;
+    try (PreparedStatement take = c.prepareStatement(sql.leaseClaim)) {
+      for (ClaimPlan.Candidate candidate : plan.candidates()) {
+        if (taken.size() >= limit) {
+          break;
+        }
+        if (cut.contains(candidate.head())) {
+          continue;
+        }
+        take.setLong(1, micros);
+        take.setLong(2, candidate.seq());
+        if (take.executeUpdate() == 1) {
+          taken.add(candidate.seq());
+        } else {
+          cut.add(candidate.head()); // published or taken since the plan was read
         }
       }
     }
+    if (taken.isEmpty()) {
+      return List.of();
+    }
     List<OutboxRow> out = new ArrayList<>();
-    long micros = lease.toNanos() / 1000;
-    try (PreparedStatement read = c.prepareStatement(sql.lockHeads(1));
-        PreparedStatement tail = c.prepareStatement(sql.lockTail);
-        PreparedStatement take = c.prepareStatement(sql.leaseClaim)) {
-      for (long seq : heads) {
-        if (out.size() >= limit) {
-          break;
-        }
-        read.setLong(1, seq);
-        read.setInt(2, 1);
-        OutboxRow head = null;
-        try (ResultSet rs = read.executeQuery()) {
-          if (rs.next()) {
-            head = RelayRows.read(rs);
-          }
-        }
-        if (head == null || !take(take, head, micros)) {
-          continue; // published or taken since it was read
-        }
-        out.add(claimed(head));
-        if (head.key() == null) {
-          continue;
-        }
-        tail.setString(1, head.destination());
-        tail.setString(2, head.key());
-        tail.setLong(3, head.seq());
-        tail.setInt(4, limit - out.size());
-        List<OutboxRow> candidates = new ArrayList<>();
-        try (ResultSet rs = tail.executeQuery()) {
-          while (rs.next() && rs.getInt("due") == 1) {
-            candidates.add(RelayRows.read(rs));
-          }
-        }
-        for (OutboxRow row : candidates) {
-          if (out.size() >= limit || !take(take, row, micros)) {
-            break;
-          }
-          out.add(claimed(row));
+    try (PreparedStatement read = c.prepareStatement(sql.rowsIn(taken.size()))) {
+      int i = 1;
+      for (long seq : taken) {
+        read.setLong(i++, seq);
+      }
+      try (ResultSet rs = read.executeQuery()) {
+        while (rs.next()) {
+          out.add(RelayRows.read(rs));
         }
       }
     }
     return out;
-  }
-
-  private static boolean take(PreparedStatement take, OutboxRow row, long micros)
-      throws SQLException {
-    take.setLong(1, micros);
-    take.setLong(2, row.seq());
-    take.setInt(3, row.attempts());
-    return take.executeUpdate() == 1;
-  }
-
-  /** The row as claimed: its attempt count is the one the claim wrote. */
-  private static OutboxRow claimed(OutboxRow r) {
-    return new OutboxRow(
-        r.seq(), r.id(), r.destination(), r.key(), r.payload(), r.headers(), r.attempts() + 1);
   }
 
   /**

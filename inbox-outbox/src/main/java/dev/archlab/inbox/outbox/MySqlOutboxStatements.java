@@ -6,7 +6,7 @@ import dev.archlab.inbox.jdbc.dialect.JdbcDialect;
 /**
  * MariaDB 10.6+ and MySQL 8: a duplicate id is skipped with {@code INSERT IGNORE} (every value is
  * validated before, so IGNORE has nothing else to hide), rows are claimed with {@code FOR UPDATE
- * SKIP LOCKED}, and a prune deletes with {@code ORDER BY … LIMIT}, since neither allows LIMIT in an
+ * SKIP LOCKED}, and a prune deletes with {@code DELETE … LIMIT}, since neither allows LIMIT in an
  * {@code IN} subquery.
  */
 final class MySqlOutboxStatements extends OutboxStatements {
@@ -41,7 +41,6 @@ final class MySqlOutboxStatements extends OutboxStatements {
         + table
         + " WHERE state = 'SENT' AND sent_at < "
         + nowPlusMicros
-        + " ORDER BY seq"
         + limit();
   }
 }

@@ -27,8 +27,13 @@ import java.util.concurrent.TimeUnit;
  *       send order; rows of concurrent transactions are ordered as they become visible. A DEAD row
  *       does not hold back later rows of its key (it is parked, not pending).
  *   <li><b>Several relays at once</b> on PostgreSQL, MariaDB 10.6+ and MySQL 8, without double work
- *       in the normal case: rows are claimed with {@code FOR UPDATE SKIP LOCKED}. SQLite and H2 are
- *       refused by this version ({@link #relayOnce()} says so).
+ *       in the normal case: rows are claimed with {@code FOR UPDATE SKIP LOCKED} (see {@link
+ *       RelayClaims}). On SQLite and H2, which have no {@code SKIP LOCKED}, with a lease on the
+ *       database clock instead, publishing outside any transaction (see {@link LeaseClaims}).
+ *   <li><b>Cost per round independent of the backlog.</b> A round reads the unsent rows from the
+ *       front in seq order ({@link ClaimPlan}), so a million waiting rows, or a few keys with long
+ *       queues, cost it no more than a hundred. Rows in backoff at the front are read past; a round
+ *       when nothing at all is due reads one index entry.
  *   <li><b>Retries and parking.</b> A row the publisher could not publish for now is due again
  *       after an exponential backoff (on the database clock); one that can never be published is
  *       DEAD with the reason, until an operator retries it ({@link OutboxAdmin#retryDead}).

@@ -10,6 +10,11 @@ import java.util.Collections;
  * the standard SQL (H2's); a database that writes a statement differently has a subclass beside it
  * that overrides just that statement ({@link PostgresOutboxStatements}, {@link
  * MySqlOutboxStatements}, {@link SqliteOutboxStatements}). Immutable.
+ *
+ * <p>Statements that find rows by seq or id write their state test as {@code (state = …) IS TRUE},
+ * which no planner can seek through an index: on a table without statistics (new, or just
+ * truncated) PostgreSQL otherwise reaches rows by seq through an index that starts with the state,
+ * walking every row in that state.
  */
 class OutboxStatements {
 
@@ -20,9 +25,8 @@ class OutboxStatements {
   final JdbcDialect dialect;
   final TableName table;
   final String insert;
-  final String dueHeads;
-  final String lockTail;
-  final String markSent;
+  final String anyDue;
+  final String window;
   final String markRetry;
   final String markDead;
   final String prune;
@@ -40,46 +44,37 @@ class OutboxStatements {
     this.table = table;
     String now = dialect.now();
     this.insert = insertSql(now);
-    // A head is a due row with no earlier unsent row of its destination and key: publishing it
-    // can overtake nothing. Keyless rows compare unequal to every row, so none holds another back.
-    this.dueHeads =
-        "SELECT o.seq FROM "
+    // The cheap test first: is any row due at all? (due_idx; a relay whose every row is in
+    // backoff then reads nothing more.)
+    this.anyDue =
+        "SELECT seq FROM "
             + table
-            + " o WHERE o.state = 'PENDING' AND o.next_attempt_at <= "
+            + " WHERE state = 'PENDING' AND next_attempt_at <= "
             + now
-            + " AND NOT EXISTS (SELECT 1 FROM "
-            + table
-            + " e WHERE e.destination = o.destination AND e.message_key = o.message_key"
-            + " AND e.state = 'PENDING' AND e.seq < o.seq) ORDER BY o.seq"
             + limit();
-    this.lockTail =
-        "SELECT "
-            + ROW_COLUMNS
-            + ", CASE WHEN next_attempt_at <= "
+    // The unsent rows after a bound seq, in seq order, whether due or not. ClaimPlan finds each
+    // key's head and its due successors among them. Ordered as order_idx is (state and sent_at are
+    // fixed here, so it is seq order): only that index hands them over unsorted, and a planner
+    // without statistics cannot walk the primary key past every SENT row instead.
+    this.window =
+        "SELECT seq, destination, message_key, CASE WHEN next_attempt_at <= "
             + now
             + " THEN 1 ELSE 0 END AS due FROM "
             + table
-            + " WHERE destination = ? AND message_key = ? AND state = 'PENDING' AND seq > ?"
-            + " ORDER BY seq"
-            + limit()
-            + lockClause();
-    this.markSent =
-        "UPDATE "
-            + table
-            + " SET state = 'SENT', attempts = attempts + 1, sent_at = "
-            + now
-            + ", last_error = NULL WHERE seq = ? AND state = 'PENDING'";
+            + " WHERE state = 'PENDING' AND sent_at IS NULL AND seq > ?"
+            + " ORDER BY state, sent_at, seq"
+            + limit();
     this.markRetry =
         "UPDATE "
             + table
             + " SET attempts = attempts + 1, next_attempt_at = "
             + dialect.nowPlusMicros()
-            + ", last_error = ? WHERE seq = ? AND state = 'PENDING'";
+            + ", last_error = ? WHERE seq = ? AND (state = 'PENDING') IS TRUE";
     this.markDead =
         "UPDATE "
             + table
             + " SET state = 'DEAD', attempts = attempts + 1, last_error = ?"
-            + " WHERE seq = ? AND state = 'PENDING'";
+            + " WHERE seq = ? AND (state = 'PENDING') IS TRUE";
     this.prune = pruneSql(dialect.nowPlusMicros());
     this.countByState = "SELECT state, COUNT(*) AS n FROM " + table + " GROUP BY state";
     this.oldestPending =
@@ -96,36 +91,37 @@ class OutboxStatements {
             + " WHERE state = ? ORDER BY seq"
             + limit();
     // Lease mode (no SKIP LOCKED): a claim moves the row's due time past the lease and counts the
-    // attempt; the attempt count is then the claim's fencing token for the marks that follow.
+    // attempt, only if the row is still due (no other relay took it); the attempt count it wrote is
+    // then the claim's fencing token for the marks that follow.
     this.leaseClaim =
         "UPDATE "
             + table
             + " SET attempts = attempts + 1, next_attempt_at = "
             + dialect.nowPlusMicros()
-            + " WHERE seq = ? AND attempts = ? AND state = 'PENDING' AND next_attempt_at <= "
+            + " WHERE seq = ? AND (state = 'PENDING') IS TRUE AND next_attempt_at <= "
             + now;
     this.leaseSent =
         "UPDATE "
             + table
             + " SET state = 'SENT', sent_at = "
             + now
-            + ", last_error = NULL WHERE seq = ? AND attempts = ? AND state = 'PENDING'";
+            + ", last_error = NULL WHERE seq = ? AND attempts = ? AND (state = 'PENDING') IS TRUE";
     this.leaseRetry =
         "UPDATE "
             + table
             + " SET next_attempt_at = "
             + dialect.nowPlusMicros()
-            + ", last_error = ? WHERE seq = ? AND attempts = ? AND state = 'PENDING'";
+            + ", last_error = ? WHERE seq = ? AND attempts = ? AND (state = 'PENDING') IS TRUE";
     this.leaseDead =
         "UPDATE "
             + table
-            + " SET state = 'DEAD', last_error = ? WHERE seq = ? AND attempts = ? AND state = 'PENDING'";
+            + " SET state = 'DEAD', last_error = ? WHERE seq = ? AND attempts = ? AND (state = 'PENDING') IS TRUE";
     this.retryDead =
         "UPDATE "
             + table
             + " SET state = 'PENDING', next_attempt_at = "
             + now
-            + " WHERE message_id = ? AND state = 'DEAD'";
+            + " WHERE message_id = ? AND (state = 'DEAD') IS TRUE";
   }
 
   /**
@@ -170,6 +166,14 @@ class OutboxStatements {
     return false;
   }
 
+  /**
+   * A statement run at the start of a SKIP LOCKED claim's transaction, or null for none: how a
+   * database is told to read the unsent rows in index order rather than sort them.
+   */
+  String beforeClaim() {
+    return null;
+  }
+
   /** A bound row limit. */
   protected String limit() {
     return " LIMIT ?";
@@ -206,12 +210,42 @@ class OutboxStatements {
         + " FROM "
         + table
         + " WHERE seq IN ("
-        + String.join(", ", Collections.nCopies(count, "?"))
-        + ") AND state = 'PENDING' AND next_attempt_at <= "
+        + marks(count)
+        + ") AND (state = 'PENDING') IS TRUE AND next_attempt_at <= "
         + dialect.now()
         + " ORDER BY seq"
         + limit()
         + skipLockedClause();
+  }
+
+  /**
+   * Reads the rows of {@code count} bound seqs that are still PENDING, in seq order, locking them
+   * where the database locks rows ({@link #lockClause()}): a claimed head's successors.
+   */
+  String rowsIn(int count) {
+    return "SELECT "
+        + ROW_COLUMNS
+        + " FROM "
+        + table
+        + " WHERE seq IN ("
+        + marks(count)
+        + ") AND (state = 'PENDING') IS TRUE ORDER BY seq"
+        + lockClause();
+  }
+
+  /** Marks the PENDING rows of {@code count} bound seqs SENT at the database's time. */
+  String markSent(int count) {
+    return "UPDATE "
+        + table
+        + " SET state = 'SENT', attempts = attempts + 1, sent_at = "
+        + dialect.now()
+        + ", last_error = NULL WHERE seq IN ("
+        + marks(count)
+        + ") AND (state = 'PENDING') IS TRUE";
+  }
+
+  private static String marks(int count) {
+    return String.join(", ", Collections.nCopies(count, "?"));
   }
 
   /**
@@ -225,7 +259,6 @@ class OutboxStatements {
         + table
         + " WHERE state = 'SENT' AND sent_at < "
         + nowPlusMicros
-        + " ORDER BY seq"
         + limit()
         + ")";
   }

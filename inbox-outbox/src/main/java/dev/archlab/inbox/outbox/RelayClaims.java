@@ -4,9 +4,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A relay round's SQL, inside the round's transaction: claiming rows in an order that keeps each
@@ -15,13 +20,15 @@ import java.util.List;
  * <p>The claim, in three steps on one connection:
  *
  * <ol>
- *   <li>Heads, read without locks: due PENDING rows with no earlier PENDING row of their
- *       destination and key (a few times the batch size, since another relay may hold some).
- *   <li>Those heads locked with {@code FOR UPDATE SKIP LOCKED}, re-checked PENDING and due: a head
- *       another relay holds, or published meanwhile, is skipped.
- *   <li>For each locked head, the later PENDING rows of its key, locked in sequence order, as long
- *       as they are due. No other relay can hold them: to another relay they are not heads while
- *       this head is unsent, and it is unsent until this round commits.
+ *   <li>The {@link ClaimPlan}, read without locks: each key's due head and the due rows after it, a
+ *       few times the batch size of them, since another relay may hold some.
+ *   <li>Heads locked with {@code FOR UPDATE SKIP LOCKED}, as many as the first {@code limit}
+ *       candidates need, re-checked PENDING and due: a head another relay holds, or published
+ *       meanwhile, is skipped and a later one taken instead.
+ *   <li>The candidates after the locked heads, locked with one {@code FOR UPDATE}, up to the batch
+ *       size. No other relay can hold them: to another relay they are not heads while their head is
+ *       unsent, and it is unsent until this round commits. One that is no longer PENDING ends its
+ *       key's run.
  * </ol>
  *
  * So the rows of one key are claimed by one relay at a time, from the earliest unsent one, and
@@ -30,11 +37,11 @@ import java.util.List;
  */
 final class RelayClaims {
 
-  /** Head candidates read per row of the batch, since other relays may hold some of them. */
-  private static final int CANDIDATES_PER_ROW = 4;
+  /** Candidates planned per row of the batch, since other relays may hold some of them. */
+  static final int CANDIDATES_PER_ROW = 4;
 
-  /** Most candidates bound in one statement: PostgreSQL takes at most 32 767 parameters. */
-  private static final int MAX_CANDIDATES = 30_000;
+  /** Most seqs bound in one statement: PostgreSQL takes at most 32 767 parameters. */
+  static final int MAX_CANDIDATES = 30_000;
 
   private final OutboxStatements sql;
 
@@ -44,62 +51,79 @@ final class RelayClaims {
 
   /** Claims up to {@code limit} rows in the transaction of {@code c}, in publish order. */
   List<OutboxRow> claim(Connection c, int limit) throws SQLException {
-    List<Long> candidates = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.dueHeads)) {
-      ps.setInt(1, Math.min(limit * CANDIDATES_PER_ROW, MAX_CANDIDATES));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          candidates.add(rs.getLong(1));
-        }
+    int wanted = Math.min(limit * CANDIDATES_PER_ROW, MAX_CANDIDATES);
+    if (sql.beforeClaim() != null) {
+      try (Statement st = c.createStatement()) {
+        st.execute(sql.beforeClaim());
       }
     }
-    if (candidates.isEmpty()) {
+    ClaimPlan plan = ClaimPlan.read(c, sql, wanted, wanted);
+    List<Long> heads = plan.heads();
+    if (heads.isEmpty()) {
       return List.of();
     }
-    List<OutboxRow> heads = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.lockHeads(candidates.size()))) {
+    Map<Long, OutboxRow> locked = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement(sql.lockHeads(heads.size()))) {
       int i = 1;
-      for (long seq : candidates) {
+      for (long seq : heads) {
         ps.setLong(i++, seq);
       }
-      ps.setInt(i, limit);
+      ps.setInt(i, Math.max(plan.headsAmongFirst(limit), 1));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          heads.add(RelayRows.read(rs));
+          OutboxRow row = RelayRows.read(rs);
+          locked.put(row.seq(), row);
         }
       }
     }
+    // The rows after the locked heads, in seq order, up to the batch size with the heads.
+    List<Long> followers = new ArrayList<>();
+    int budget = limit - locked.size();
+    for (ClaimPlan.Candidate candidate : plan.candidates()) {
+      if (budget == 0) {
+        break;
+      }
+      if (!candidate.isHead() && locked.containsKey(candidate.head())) {
+        followers.add(candidate.seq());
+        budget--;
+      }
+    }
+    if (!followers.isEmpty()) {
+      try (PreparedStatement ps = c.prepareStatement(sql.rowsIn(followers.size()))) {
+        int i = 1;
+        for (long seq : followers) {
+          ps.setLong(i++, seq);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            OutboxRow row = RelayRows.read(rs);
+            locked.put(row.seq(), row);
+          }
+        }
+      }
+    }
+    return inKeyOrder(plan, locked);
+  }
+
+  /**
+   * The locked rows in seq order, each key's run cut at its first planned row that was not locked
+   * (published meanwhile, or beyond the batch).
+   */
+  static List<OutboxRow> inKeyOrder(ClaimPlan plan, Map<Long, OutboxRow> locked) {
     List<OutboxRow> out = new ArrayList<>();
-    int budget = limit - heads.size();
-    for (OutboxRow head : heads) {
-      out.add(head);
-      if (head.key() != null && budget > 0) {
-        List<OutboxRow> tail = lockTail(c, head, budget);
-        out.addAll(tail);
-        budget -= tail.size();
+    Set<Long> cut = new HashSet<>();
+    for (ClaimPlan.Candidate candidate : plan.candidates()) {
+      OutboxRow row = locked.get(candidate.seq());
+      if (cut.contains(candidate.head())) {
+        continue;
+      }
+      if (row == null) {
+        cut.add(candidate.head());
+      } else {
+        out.add(row);
       }
     }
     return out;
-  }
-
-  /** The due rows after {@code head} of its key, up to the first one not due, locked. */
-  private List<OutboxRow> lockTail(Connection c, OutboxRow head, int budget) throws SQLException {
-    List<OutboxRow> tail = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql.lockTail)) {
-      ps.setString(1, head.destination());
-      ps.setString(2, head.key());
-      ps.setLong(3, head.seq());
-      ps.setInt(4, budget);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          if (rs.getInt("due") != 1) {
-            break; // a row in backoff holds back every later row of its key
-          }
-          tail.add(RelayRows.read(rs));
-        }
-      }
-    }
-    return tail;
   }
 
   /**
@@ -113,10 +137,9 @@ final class RelayClaims {
       List<PublishResult> results,
       java.util.function.IntFunction<Duration> backoff)
       throws SQLException {
-    try (PreparedStatement sent = c.prepareStatement(sql.markSent);
-        PreparedStatement retry = c.prepareStatement(sql.markRetry);
+    List<Long> sent = new ArrayList<>();
+    try (PreparedStatement retry = c.prepareStatement(sql.markRetry);
         PreparedStatement dead = c.prepareStatement(sql.markDead)) {
-      boolean anySent = false;
       boolean anyRetry = false;
       boolean anyDead = false;
       for (int i = 0; i < rows.size(); i++) {
@@ -124,9 +147,7 @@ final class RelayClaims {
         PublishResult result = results.get(i);
         switch (result.kind()) {
           case SENT:
-            sent.setLong(1, row.seq());
-            sent.addBatch();
-            anySent = true;
+            sent.add(row.seq());
             break;
           case RETRY:
             retry.setLong(1, backoff.apply(row.attempts() + 1).toNanos() / 1000);
@@ -143,14 +164,21 @@ final class RelayClaims {
             break;
         }
       }
-      if (anySent) {
-        sent.executeBatch();
-      }
       if (anyRetry) {
         retry.executeBatch();
       }
       if (anyDead) {
         dead.executeBatch();
+      }
+    }
+    if (!sent.isEmpty()) {
+      // One statement for the round's SENT rows: the common case costs one round trip.
+      try (PreparedStatement ps = c.prepareStatement(sql.markSent(sent.size()))) {
+        int i = 1;
+        for (long seq : sent) {
+          ps.setLong(i++, seq);
+        }
+        ps.executeUpdate();
       }
     }
   }

@@ -37,6 +37,11 @@ abstract class OutboxDatabase {
     return List.of(POSTGRES.get(), MARIADB.get());
   }
 
+  /** PostgreSQL alone, for checks of its plans. */
+  static OutboxDatabase postgres() {
+    return POSTGRES.get();
+  }
+
   /** The databases without SKIP LOCKED, where a relay claims with leases. */
   static List<OutboxDatabase> embedded() {
     return List.of(H2.get(), SQLITE.get());
@@ -53,6 +58,9 @@ abstract class OutboxDatabase {
 
   /** An SQL expression: the timestamp column {@code col} moved {@code hours} into the past. */
   abstract String hoursEarlier(String col, int hours);
+
+  /** An SQL expression: the timestamp column {@code col} moved {@code hours} into the future. */
+  abstract String hoursLater(String col, int hours);
 
   /** An SQL expression for the database's current time, comparable with the outbox's columns. */
   abstract String now();
@@ -141,6 +149,11 @@ abstract class OutboxDatabase {
     }
 
     @Override
+    String hoursLater(String col, int hours) {
+      return col + " + INTERVAL '" + hours + " hours'";
+    }
+
+    @Override
     String now() {
       return "statement_timestamp()";
     }
@@ -201,6 +214,11 @@ abstract class OutboxDatabase {
     }
 
     @Override
+    String hoursLater(String col, int hours) {
+      return col + " + INTERVAL " + hours + " HOUR";
+    }
+
+    @Override
     String now() {
       return "UTC_TIMESTAMP(6)";
     }
@@ -227,6 +245,11 @@ abstract class OutboxDatabase {
     @Override
     String hoursEarlier(String col, int hours) {
       return "DATEADD(HOUR, -" + hours + ", " + col + ")";
+    }
+
+    @Override
+    String hoursLater(String col, int hours) {
+      return "DATEADD(HOUR, " + hours + ", " + col + ")";
     }
 
     @Override
@@ -261,6 +284,11 @@ abstract class OutboxDatabase {
     @Override
     String hoursEarlier(String col, int hours) {
       return col + " - " + (hours * 3_600_000L);
+    }
+
+    @Override
+    String hoursLater(String col, int hours) {
+      return col + " + " + (hours * 3_600_000L);
     }
 
     @Override

@@ -1,6 +1,8 @@
 -- Outbox table for MariaDB 10.6+. Usable as a Flyway/Liquibase migration as it is.
 -- Times are DATETIME(6) in UTC (written from UTC_TIMESTAMP(6)). Ids and keys compare byte for byte
 -- with NO PAD, as the inbox's do. seq orders the rows of one (destination, message_key).
+-- due_idx: is anything due? order_idx: unsent rows in seq order (their sent_at is NULL, which
+-- the sent_ck constraint guarantees), and sent rows by age for the prune.
 CREATE TABLE IF NOT EXISTS inbox_outbox (
     seq             BIGINT        NOT NULL AUTO_INCREMENT,
     message_id      VARCHAR(255)  CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,
@@ -18,6 +20,7 @@ CREATE TABLE IF NOT EXISTS inbox_outbox (
     CONSTRAINT inbox_outbox_message_id_uq UNIQUE (message_id),
     CONSTRAINT inbox_outbox_state_ck CHECK (state IN ('PENDING', 'SENT', 'DEAD')),
     CONSTRAINT inbox_outbox_attempts_ck CHECK (attempts >= 0),
+    CONSTRAINT inbox_outbox_sent_ck CHECK (state = 'SENT' OR sent_at IS NULL),
     INDEX inbox_outbox_due_idx (state, next_attempt_at),
-    INDEX inbox_outbox_key_idx (destination, message_key, seq)
+    INDEX inbox_outbox_order_idx (state, sent_at, seq)
 ) ENGINE = InnoDB;

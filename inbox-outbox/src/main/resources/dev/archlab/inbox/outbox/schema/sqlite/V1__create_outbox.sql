@@ -15,7 +15,10 @@ CREATE TABLE IF NOT EXISTS inbox_outbox (
     last_error      TEXT,
     CONSTRAINT inbox_outbox_message_id_uq UNIQUE (message_id),
     CONSTRAINT inbox_outbox_state_ck CHECK (state IN ('PENDING', 'SENT', 'DEAD')),
-    CONSTRAINT inbox_outbox_attempts_ck CHECK (attempts >= 0)
+    CONSTRAINT inbox_outbox_attempts_ck CHECK (attempts >= 0),
+    CONSTRAINT inbox_outbox_sent_ck CHECK (state = 'SENT' OR sent_at IS NULL)
 ) STRICT;
+-- due_idx: is anything due? order_idx: unsent rows in seq order (their sent_at is NULL, which
+-- the sent_ck constraint guarantees), and sent rows by age for the prune.
 CREATE INDEX IF NOT EXISTS inbox_outbox_due_idx ON inbox_outbox (state, next_attempt_at);
-CREATE INDEX IF NOT EXISTS inbox_outbox_key_idx ON inbox_outbox (destination, message_key, seq);
+CREATE INDEX IF NOT EXISTS inbox_outbox_order_idx ON inbox_outbox (state, sent_at, seq);
