@@ -37,7 +37,8 @@ import java.util.Map;
  * redis-store,pg-lease,…}, {@code --redis-threads 1,4,8}, {@code --redis-rounds N}, and {@code
  * --warmup S}, {@code --duration S} as for the load harness. Outbox ({@code outbox}): {@code
  * --outbox-records N} (the backlog, 20000), {@code --outbox-rounds N} (3), {@code --outbox-rate
- * PER_S} and {@code --outbox-seconds S} (the steady rate of the latency run, 500/s for 10 s).
+ * PER_S} and {@code --outbox-seconds S} (the steady rate of the latency run, 500/s for 10 s),
+ * {@code --outbox-batch N} (the relay's batch size; its default if absent).
  */
 public final class BenchMain {
 
@@ -124,6 +125,7 @@ public final class BenchMain {
                   Integer.parseInt(o.getOrDefault("outbox-rounds", "3")),
                   Integer.parseInt(o.getOrDefault("outbox-rate", "500")),
                   Integer.parseInt(o.getOrDefault("outbox-seconds", "10")),
+                  Integer.parseInt(o.getOrDefault("outbox-batch", "0")),
                   out));
         }
         break;
