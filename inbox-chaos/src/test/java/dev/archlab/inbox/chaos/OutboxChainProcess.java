@@ -11,7 +11,10 @@ import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.kafka.KafkaInboxLoop;
 import dev.archlab.inbox.kafka.KafkaLoopListener;
 import dev.archlab.inbox.outbox.Outbox;
+import dev.archlab.inbox.outbox.OutboxPublisher;
 import dev.archlab.inbox.outbox.OutboxRelay;
+import dev.archlab.inbox.outbox.OutboxRow;
+import dev.archlab.inbox.outbox.PublishResult;
 import dev.archlab.inbox.outbox.kafka.KafkaOutboxPublisher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,7 +40,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  *       through the outbox, keyed by the order's customer, in the transaction that claims the order
  *       and records it DONE. A poison order sends first and then throws, so its send must roll back
  *       with every failed attempt.
- *   <li>{@code relay}: an {@link OutboxRelay} publishing the outbox to Kafka.
+ *   <li>{@code relay}: an {@link OutboxRelay} publishing the outbox to Kafka, which the driver can
+ *       hold inside a round ({@link HoldingPublisher}).
  *   <li>{@code b}: service B, a {@link KafkaInboxLoop} on {@code payments} in one-commit mode,
  *       writing a row of {@code chain_b_effect} per payment (its {@code applied} column numbers the
  *       rows in the order B applied them, for the per-key order check).
@@ -64,15 +69,20 @@ public final class OutboxChainProcess {
     String bootstrap = args[1];
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setURL(args[2]);
-    // The driver finds a relay in the middle of a round by this name (pg_stat_activity).
+    // Names the process in pg_stat_activity, for reading a failed run.
     ds.setApplicationName("chain-" + role + "-" + ProcessHandle.current().pid());
     Path marker = Path.of(args[3]).resolve(role + "-" + ProcessHandle.current().pid());
     String ordersTopic = args[4];
     String paymentsTopic = args[5];
     if (role.equals("relay")) {
+      long pid = ProcessHandle.current().pid();
       OutboxRelay relay =
           OutboxRelay.builder(
-                  Outbox.builder(ds).build(), KafkaOutboxPublisher.builder(bootstrap).build())
+                  Outbox.builder(ds).build(),
+                  new HoldingPublisher(
+                      KafkaOutboxPublisher.builder(bootstrap).build(),
+                      Path.of(args[3]).resolve("hold-" + pid),
+                      Path.of(args[3]).resolve("held-" + pid)))
               .build();
       Runtime.getRuntime().addShutdownHook(new Thread(relay::close));
       relay.start();
@@ -173,6 +183,44 @@ public final class OutboxChainProcess {
       throw new IllegalArgumentException("not customer|orderId: " + m);
     }
     return parts;
+  }
+
+  /**
+   * Publishes through Kafka; once the driver has created {@code hold}, the first round the broker
+   * acknowledged rows of stops before its rows are marked SENT, with its transaction open, after
+   * creating {@code held}: the driver then kills the process, and those rows, which the broker
+   * took, are rolled back to PENDING and published again by another relay.
+   */
+  static final class HoldingPublisher implements OutboxPublisher {
+    private final OutboxPublisher delegate;
+    private final Path hold;
+    private final Path held;
+
+    HoldingPublisher(OutboxPublisher delegate, Path hold, Path held) {
+      this.delegate = delegate;
+      this.hold = hold;
+      this.held = held;
+    }
+
+    @Override
+    public List<PublishResult> publish(List<OutboxRow> rows) {
+      List<PublishResult> results = delegate.publish(rows);
+      if (Files.exists(hold)
+          && results.stream().anyMatch(r -> r.kind() == PublishResult.Kind.SENT)) {
+        mark(held);
+        try {
+          new CountDownLatch(1).await(); // held until killed
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return results;
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
   }
 
   private static void mark(Path marker) {

@@ -27,7 +27,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -65,7 +64,7 @@ class OutboxChainUnderKillsTest {
   private static final List<String> ROLES = List.of("a", "relay", "b");
   private static final Map<String, Integer> FLEET = Map.of("a", 3, "relay", 2, "b", 2);
 
-  /** How long a kill waits for a process it prefers (a relay inside a round) before any other. */
+  /** How long a relay asked to hold a round is watched for one before it is killed anyway. */
   private static final int PREFERRED_WATCH_SECONDS = 20;
 
   @Test
@@ -174,16 +173,17 @@ class OutboxChainUnderKillsTest {
           producer.flush();
           if (c < kills) {
             String role = ROLES.get(c % ROLES.size());
-            // A relay is killed, if it can be caught there, inside a round: it holds its claimed
-            // rows in an open transaction while it publishes them, so the rows the broker took
-            // before the kill are published again by the other relay.
-            boolean midRound =
-                fleet.killOneRunning(
-                    role, random, role.equals("relay") ? p -> inRound(ds, p) : p -> true);
-            killed.merge(role, 1, Integer::sum);
-            if (role.equals("relay") && midRound) {
-              relayKillsMidRound++;
+            // A relay is killed inside a round, after the broker acknowledged rows and before
+            // they are marked SENT, if it gets work while it is watched: those rows roll back to
+            // PENDING and another relay publishes them again.
+            if (role.equals("relay")) {
+              if (fleet.killRelayHoldingARound(random)) {
+                relayKillsMidRound++;
+              }
+            } else {
+              fleet.kill(fleet.running(role, random));
             }
+            killed.merge(role, 1, Integer::sum);
             fleet.start(role);
           }
           if (c == chunks / 2) {
@@ -283,6 +283,10 @@ class OutboxChainUnderKillsTest {
 
       List<String> published = ChainTopics.ids(broker, paymentsTopic);
       int duplicates = published.size() - new HashSet<>(published).size();
+      // Each relay killed holding a round left rows the broker had taken to be published again.
+      assertThat(duplicates)
+          .as("payments records published twice, at least one per relay killed holding a round")
+          .isGreaterThanOrEqualTo(relayKillsMidRound);
       int killCount = killed.values().stream().mapToInt(Integer::intValue).sum();
       // Written only after every check held: the figures docs/RELIABILITY.md is rendered from.
       figures
@@ -314,20 +318,6 @@ class OutboxChainUnderKillsTest {
           .put("key_order_violations", outOfOrder.size())
           .put("seconds", String.format(Locale.ROOT, "%.1f", (System.nanoTime() - started) / 1e9))
           .write(RunFigures.PASSED);
-    }
-  }
-
-  /** Whether relay process {@code p} has a transaction open: it is inside a round. */
-  private static boolean inRound(DataSource ds, Process p) {
-    try {
-      return count(
-              ds,
-              "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'chain-relay-"
-                  + p.pid()
-                  + "' AND state = 'idle in transaction'")
-          > 0;
-    } catch (SQLException e) {
-      return false;
     }
   }
 
@@ -407,14 +397,8 @@ class OutboxChainUnderKillsTest {
       roles.put(p, role);
     }
 
-    /**
-     * SIGKILLs a random process of {@code role} that is known to be running (its marker),
-     * preferring one for which {@code preferred} holds: watched for a while, then any running one.
-     *
-     * @return whether the victim was a preferred one
-     */
-    boolean killOneRunning(String role, Random random, Predicate<Process> preferred)
-        throws Exception {
+    /** A random process of {@code role} known to be running (its marker), once there is one. */
+    Process running(String role, Random random) {
       List<Process> running = new ArrayList<>();
       Await.until(
           "a running " + role + " process to kill (" + dir + ")",
@@ -429,23 +413,32 @@ class OutboxChainUnderKillsTest {
             }
             return !running.isEmpty();
           });
-      Process victim = null;
+      return running.get(random.nextInt(running.size()));
+    }
+
+    /**
+     * Asks a random running relay to hold its next round that the broker acknowledged rows of
+     * ({@link OutboxChainProcess.HoldingPublisher}), waits for it to do so for a while, and
+     * SIGKILLs it either way.
+     *
+     * @return whether it was killed holding a round
+     */
+    boolean killRelayHoldingARound(Random random) throws Exception {
+      Process victim = running("relay", random);
+      Files.createFile(dir.resolve("hold-" + victim.pid()));
+      Path held = dir.resolve("held-" + victim.pid());
       long watchUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(PREFERRED_WATCH_SECONDS);
-      while (victim == null && System.nanoTime() < watchUntil) {
-        for (Process p : running) {
-          if (p.isAlive() && preferred.test(p)) {
-            victim = p;
-            break;
-          }
-        }
+      while (!Files.exists(held) && victim.isAlive() && System.nanoTime() < watchUntil) {
+        Thread.sleep(20); // watching for the relay to have work, not timing anything
       }
-      boolean wasPreferred = victim != null;
-      if (victim == null) {
-        victim = running.get(random.nextInt(running.size()));
-      }
+      boolean holding = Files.exists(held);
+      kill(victim);
+      return holding;
+    }
+
+    void kill(Process victim) throws InterruptedException {
       victim.destroyForcibly(); // SIGKILL
       assertThat(victim.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      return wasPreferred;
     }
 
     void stopAll() throws InterruptedException {
