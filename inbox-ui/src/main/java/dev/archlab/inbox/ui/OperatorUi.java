@@ -62,7 +62,7 @@ public final class OperatorUi {
 
   private final UiSettings settings;
   private final UiEndpoints endpoints;
-  // Null without an outbox: then OutboxPanel, and with it inbox-outbox, is never loaded.
+  // Null without an outbox: then no code path reaches OutboxPanel, nor loads inbox-outbox.
   private final OutboxPanel outbox;
   private final String page;
   private final byte[] script;
