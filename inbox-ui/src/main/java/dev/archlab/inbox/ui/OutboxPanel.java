@@ -22,7 +22,7 @@ import java.util.Optional;
  *
  * <p>The only class of this module that names an outbox type: {@code inbox-outbox} is an optional
  * dependency, so an application without it can load, reflect on and run {@link OperatorUi}, which
- * never loads this class unless given a panel.
+ * runs no code of this class, and so loads nothing of {@code inbox-outbox}, unless given a panel.
  */
 public final class OutboxPanel {
 
