@@ -447,7 +447,7 @@ final class DbOptions {
     try {
       JdbcInboxStore store = store(ds);
       requireSchema(store);
-      return new OperatorStore(new JdbcInboxOperations(store), ds::close);
+      return new OperatorStore(new JdbcInboxOperations(store), ds, ds::close);
     } catch (RuntimeException e) {
       ds.close();
       throw e;

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.JdbcInboxOperations;
+import dev.archlab.inbox.outbox.Outbox;
+import dev.archlab.inbox.outbox.OutboxAdmin;
 import dev.archlab.inbox.ui.OperatorUi;
 import dev.archlab.inbox.ui.OperatorUiServer;
 import dev.archlab.inbox.ui.OutcomeCounts;
@@ -42,8 +44,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * records in every state, a screenshot is taken, and retry-dead, release, search and a previewed
  * prune are clicked through their confirmations; the database is checked after each action, and so
  * is the page. Then the outcome chart the Spring Boot starter's page shows, from an outcome source
- * the test moves between refreshes. One browser for all of it. Every wait is on page state, with a
- * minute's backstop.
+ * the test moves between refreshes, and the outbox panel of a database with an outbox table. One
+ * browser for all of it. Every wait is on page state, with a minute's backstop.
  *
  * <p>Without the two packages the test is skipped, naming them, except under {@code CI=true}, where
  * it fails: CI must never pass it silently.
@@ -138,6 +140,9 @@ class UiBrowserTest {
     assertThat(cell("shipping", "dead-count")).isEqualTo("1");
     wait.until(d -> rowText("processing", "stuck-1").contains("expired"));
     assertThat(rowText("processing", "live-1")).contains("left");
+    // No outbox table in this database: the command serves no outbox panel.
+    wait.until(d -> refreshes() >= 1);
+    assertThat(browser.findElement(By.id("outbox")).isDisplayed()).isFalse();
     assertThat(rowText("dead", "dead-1")).contains("card declined: 402");
 
     // The screenshot once the page has polled twice, so its chart has lines to show.
@@ -199,6 +204,40 @@ class UiBrowserTest {
         .contains("POST /api/prune deleted 1 DONE record(s)");
     List<String> logLines = ui.err().lines().filter(l -> l.startsWith("inbox ui: ")).toList();
     assertThat(logLines).hasSize(4);
+  }
+
+  @Test
+  void theOutboxPanelShowsTheBacklogAndPutsADeadRowBack() throws Exception {
+    UiFixture withOutbox = UiFixture.seeded(dir, "browser-outbox");
+    Outbox outbox = withOutbox.withOutbox();
+    String[] options = withOutbox.dbOptions();
+    try (RunningUi server =
+        RunningUi.start(options[0], options[1], options[2], options[3], "--port", "0")) {
+      browser.get(server.uri().toString());
+      wait.until(d -> "1".equals(text("#outbox-counts td.outbox-dead")));
+      assertThat(browser.findElement(By.id("outbox")).isDisplayed()).isTrue();
+      assertThat(text("#outbox-table")).isEqualTo("(table inbox_outbox)");
+      assertThat(text("#outbox-counts td.outbox-pending")).isEqualTo("1");
+      assertThat(text("#outbox-counts td.outbox-sent")).isEqualTo("1");
+      assertThat(text("#outbox-counts td.outbox-oldest")).matches("\\d+[smhd].*");
+      assertThat(rowText("outbox-dead-rows", "pay-2"))
+          .contains("nowhere", "customer-7", "unknown topic 'nowhere'");
+      assertThat(rowText("outbox-pending-rows", "pay-3")).contains("payments");
+      Files.createDirectories(SCREENSHOT.getParent());
+      Files.write(
+          SCREENSHOT.resolveSibling("inbox-ui-outbox.png"),
+          ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
+
+      click("#outbox-dead-rows tr[data-id='pay-2'] button.outbox-retry");
+      acceptConfirmation();
+      waitForMessage("DEAD outbox row pay-2 is PENDING again");
+      assertThat(outbox.admin().counts()).isEqualTo(new OutboxAdmin.Counts(2, 1, 0));
+      wait.until(d -> "0".equals(text("#outbox-counts td.outbox-dead")));
+      wait.until(d -> rowText("outbox-pending-rows", "pay-2").contains("unknown topic"));
+      assertThat(browser.findElements(By.cssSelector("#outbox-dead-rows tbody tr"))).isEmpty();
+      assertThat(server.err())
+          .contains("POST /api/outbox/retry-dead DEAD outbox row pay-2 is PENDING again");
+    }
   }
 
   @Test

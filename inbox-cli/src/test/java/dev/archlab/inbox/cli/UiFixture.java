@@ -3,12 +3,21 @@ package dev.archlab.inbox.cli;
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.InboxRecord;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
+import dev.archlab.inbox.outbox.Outbox;
+import dev.archlab.inbox.outbox.OutboxMessage;
+import dev.archlab.inbox.outbox.OutboxPublisher;
+import dev.archlab.inbox.outbox.OutboxRelay;
+import dev.archlab.inbox.outbox.OutboxRow;
+import dev.archlab.inbox.outbox.PublishResult;
 import dev.archlab.inbox.store.BeginRequest;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -58,6 +67,51 @@ final class UiFixture {
             + " SET lease_until = DATEADD('MINUTE', -1, CURRENT_TIMESTAMP)"
             + " WHERE message_id = 'stuck-1'");
     return f;
+  }
+
+  /**
+   * Creates the outbox table {@code inbox_outbox} beside the records if it is missing, empties it,
+   * and has a relay round park {@code pay-2} as DEAD ({@code unknown topic 'nowhere'}) and publish
+   * {@code pay-1}; {@code pay-3} is written after it: 1 PENDING, 1 SENT, 1 DEAD.
+   */
+  Outbox withOutbox() throws SQLException {
+    org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
+    ds.setURL(url);
+    Outbox outbox = Outbox.builder(ds).build();
+    outbox.createSchemaIfMissing();
+    sql("DELETE FROM inbox_outbox");
+    try (Connection c = ds.getConnection()) {
+      outbox.send(c, outgoing("pay-1", "payments"));
+      outbox.send(c, outgoing("pay-2", "nowhere"));
+    }
+    OutboxPublisher parking =
+        new OutboxPublisher() {
+          @Override
+          public List<PublishResult> publish(List<OutboxRow> rows) {
+            return rows.stream()
+                .map(
+                    r ->
+                        r.destination().equals("nowhere")
+                            ? PublishResult.dead("unknown topic 'nowhere'")
+                            : PublishResult.sent())
+                .toList();
+          }
+
+          @Override
+          public void close() {}
+        };
+    try (OutboxRelay relay = OutboxRelay.builder(outbox, parking).build()) {
+      relay.relayOnce();
+    }
+    try (Connection c = ds.getConnection()) {
+      outbox.send(c, outgoing("pay-3", "payments"));
+    }
+    return outbox;
+  }
+
+  private static OutboxMessage outgoing(String id, String destination) {
+    return new OutboxMessage(
+        id, destination, "customer-7", "{}".getBytes(StandardCharsets.UTF_8), Map.of());
   }
 
   String[] dbOptions() {

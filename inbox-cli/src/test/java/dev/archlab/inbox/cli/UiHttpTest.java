@@ -128,6 +128,14 @@ class UiHttpTest {
   }
 
   @Test
+  void theOutboxPanelIsUnavailableWithoutAnOutboxTable() throws Exception {
+    assertThat(ui.out()).doesNotContain("outbox");
+    HttpResponse<String> outbox = get(ui, "/api/outbox");
+    assertThat(outbox.statusCode()).isEqualTo(200);
+    assertThat(outbox.body()).isEqualTo("{\"available\":false}");
+  }
+
+  @Test
   void unknownIdIsA404WithAClearMessageAndChangesNothing() throws Exception {
     HttpResponse<String> find = get(ui, "/api/find?id=no-such-id");
     assertThat(find.statusCode()).isEqualTo(404);

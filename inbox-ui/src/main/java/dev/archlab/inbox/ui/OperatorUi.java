@@ -21,10 +21,13 @@ import java.util.Optional;
  *
  * <p>Routes, relative to where the page is mounted: {@code GET /} the page, {@code GET /app.js} and
  * {@code /app.css} its script and style, {@code GET /api/overview}, {@code /api/records?state=…},
- * {@code /api/find?id=…}, {@code /api/prune-preview?olderThan=…} and {@code /api/outcomes} (JSON),
- * and the actions {@code POST /api/release}, {@code /api/retry-dead} and {@code /api/prune}. {@code
- * /api/outcomes} answers {@code {"available":false}} unless the handler was given an {@link
- * OutcomeCounts} source.
+ * {@code /api/find?id=…}, {@code /api/prune-preview?olderThan=…}, {@code /api/outcomes}, {@code
+ * /api/outbox} and {@code /api/outbox/rows?state=…&limit=…} (JSON), and the actions {@code POST
+ * /api/release}, {@code /api/retry-dead}, {@code /api/prune} and {@code /api/outbox/retry-dead}.
+ * {@code /api/outcomes} answers {@code {"available":false}} unless the handler was given an {@link
+ * OutcomeCounts} source; the {@code /api/outbox} routes answer {@code {"available":false}} (and its
+ * action 404) unless it was given an {@link OutboxPanel} ({@link #withOutbox}), and the page then
+ * hides its outbox panel.
  *
  * <p>Guarantees: with an access token set, every request without it is answered 401 before anything
  * is read. An action is carried out only on a POST that carries this instance's CSRF token (form
@@ -41,6 +44,9 @@ public final class OperatorUi {
 
   private static final String JSON = "application/json; charset=utf-8";
 
+  /** What the outbox routes answer on a handler without an outbox. */
+  private static final Map<String, Object> NO_OUTBOX = Map.of("available", false);
+
   /**
    * Sent with every answer: nothing is cached, framed or sniffed, and the page runs only its own
    * script (no inline script, so an injected one would not run).
@@ -56,6 +62,8 @@ public final class OperatorUi {
 
   private final UiSettings settings;
   private final UiEndpoints endpoints;
+  // Null without an outbox: then no code path reaches OutboxPanel, nor loads inbox-outbox.
+  private final OutboxPanel outbox;
   private final String page;
   private final byte[] script;
   private final byte[] style;
@@ -96,6 +104,31 @@ public final class OperatorUi {
             .replace("{{retention}}", UiSettings.format(settings.dedupWindow().retention()));
     this.script = resource("app.js");
     this.style = resource("app.css");
+    this.outbox = null;
+  }
+
+  private OperatorUi(OperatorUi base, OutboxPanel outbox) {
+    this.settings = base.settings;
+    this.endpoints = base.endpoints;
+    this.page = base.page;
+    this.script = base.script;
+    this.style = base.style;
+    this.outbox = outbox;
+  }
+
+  /**
+   * A handler like this one (the same store, outcome source and settings, so the same CSRF token)
+   * whose page also shows an outbox panel: the outbox's rows per state, the age of its oldest
+   * PENDING row, its DEAD and next PENDING rows, and an action that puts DEAD rows back to PENDING,
+   * under the same access, read-only and CSRF rules and the same action log as every action. This
+   * handler is left as it is.
+   *
+   * @param outbox the panel, {@code OutboxPanel.of(outbox)}
+   * @return a new handler with the outbox panel
+   * @throws NullPointerException if {@code outbox} is null
+   */
+  public OperatorUi withOutbox(OutboxPanel outbox) {
+    return new OperatorUi(this, Objects.requireNonNull(outbox, "outbox"));
   }
 
   /**
@@ -154,6 +187,9 @@ public final class OperatorUi {
   private UiResponse route(UiRequest request) {
     String path = request.path();
     if (request.method().equals("POST")) {
+      if (path.equals("/api/outbox/retry-dead")) {
+        return json(200, endpoints.act(request, checkAction(request), this::retryOutboxDead));
+      }
       if (!path.equals("/api/release")
           && !path.equals("/api/retry-dead")
           && !path.equals("/api/prune")) {
@@ -174,10 +210,20 @@ public final class OperatorUi {
       case "/api/find" -> json(200, endpoints.find(query));
       case "/api/prune-preview" -> json(200, endpoints.prunePreview(query));
       case "/api/outcomes" -> json(200, endpoints.outcomes());
-      case "/api/release", "/api/retry-dead", "/api/prune" ->
+      case "/api/outbox" -> json(200, outbox == null ? NO_OUTBOX : outbox.status());
+      case "/api/outbox/rows" -> json(200, outbox == null ? NO_OUTBOX : outbox.rows(query));
+      case "/api/release", "/api/retry-dead", "/api/prune", "/api/outbox/retry-dead" ->
           throw new UiRequestException(405, path + " is an action: use POST");
       default -> throw notFoundOrWrongMethod(path);
     };
+  }
+
+  private String retryOutboxDead(Params form) {
+    if (outbox == null) {
+      throw new UiRequestException(
+          404, "this page was given no outbox: there are no outbox rows to retry, nothing changed");
+    }
+    return outbox.retryDead(form);
   }
 
   private static UiRequestException notFoundOrWrongMethod(String path) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * What the page's data endpoints and actions do on the store, as JSON-ready maps; {@link
@@ -144,17 +145,28 @@ final class UiEndpoints {
     return olderThan;
   }
 
-  /** Carries out one action and logs it with its result; refusals are logged by the caller. */
+  /** Carries out one store action (release, retry-dead, prune) and logs it with its result. */
   Map<String, Object> act(UiRequest request, String who) {
+    return act(
+        request,
+        who,
+        form ->
+            switch (request.path()) {
+              case "/api/release" -> release(form);
+              case "/api/retry-dead" -> retryDead(form);
+              default -> prune(form);
+            });
+  }
+
+  /**
+   * Carries out {@code action} on the request's form and logs it with its result, or with its
+   * failure; refusals are logged by the caller.
+   */
+  Map<String, Object> act(UiRequest request, String who, Function<Params, String> action) {
     Params form = new Params(request.form());
     String message;
     try {
-      message =
-          switch (request.path()) {
-            case "/api/release" -> release(form);
-            case "/api/retry-dead" -> retryDead(form);
-            default -> prune(form);
-          };
+      message = action.apply(form);
     } catch (RuntimeException e) {
       settings
           .actionLog()
@@ -169,8 +181,14 @@ final class UiEndpoints {
     return body;
   }
 
+  /** What a failed action was asked to act on; the outbox's action names no consumer. */
   private static String describe(UiRequest request, Params form) {
-    return "consumer=" + form.optional("consumer") + " id=" + request.form().get("id");
+    String consumer = form.optional("consumer");
+    return (consumer == null && request.path().startsWith("/api/outbox/")
+            ? ""
+            : "consumer=" + consumer + " ")
+        + "id="
+        + request.form().get("id");
   }
 
   private String release(Params form) {

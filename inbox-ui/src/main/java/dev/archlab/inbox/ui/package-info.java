@@ -9,5 +9,10 @@
  * can carry it; {@link dev.archlab.inbox.ui.OperatorUiServer} serves it with the JDK's own HTTP
  * server. Safety (CSRF token, read-only mode, access token, action log) lives in the handler, so
  * every server that carries it gets the same rules.
+ *
+ * <p>Given a transactional outbox ({@link dev.archlab.inbox.ui.OutboxPanel}, {@link
+ * dev.archlab.inbox.ui.OperatorUi#withOutbox}), the page also shows the outbox's backlog and puts
+ * its DEAD rows back for the relay. {@code inbox-outbox} is an optional dependency: only {@code
+ * OutboxPanel} names its types, and a page without an outbox runs without it.
  */
 package dev.archlab.inbox.ui;

@@ -34,7 +34,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       (absent for all): forgets those DEAD records, so their next delivery starts afresh.
  * </ul>
  *
- * Bad input (an unknown state or action, a bad id) is answered with 400 and changes nothing.
+ * Bad input (an unknown state or action, a bad id) is answered with 400 and changes nothing. The
+ * transactional outbox's rows have an endpoint of their own, {@code outbox} ({@link
+ * OutboxEndpoint}).
  */
 @Endpoint(id = "inbox")
 public final class InboxEndpoint {

@@ -10,6 +10,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -25,8 +27,10 @@ import org.springframework.core.env.Environment;
  * The transactional outbox, with {@code inbox.outbox.enabled=true} and a {@link DataSource}: an
  * {@link Outbox} bean on the application's data source (its table created when missing), the relay
  * that publishes it while the context runs (unless {@code inbox.outbox.relay.enabled=false}), the
- * outbox gauges when Micrometer is there, and the health indicator {@code inboxOutbox} (off with
- * {@code management.health.inbox-outbox.enabled=false}).
+ * outbox gauges when Micrometer is there, the health indicator {@code inboxOutbox} (off with {@code
+ * management.health.inbox-outbox.enabled=false}), and the Actuator endpoint {@code outbox} ({@link
+ * OutboxEndpoint}) when it is available (enabled and exposed, as Actuator decides for every
+ * endpoint). The operator page ({@code inbox.ui.enabled=true}) shows the outbox too.
  *
  * <p>The relay publishes through the application's {@link OutboxPublisher} bean, or else through a
  * {@link KafkaOutboxPublisher} on {@code inbox.outbox.relay.bootstrap-servers} (or {@code
@@ -120,6 +124,19 @@ public class InboxOutboxAutoConfiguration {
     @ConditionalOnMissingBean
     OutboxMeters inboxOutboxMeters(Outbox outbox) {
       return new OutboxMeters(outbox.admin(), outbox.table().value(), Duration.ofSeconds(30));
+    }
+  }
+
+  /** The endpoint {@code outbox}, when Actuator is there and the endpoint is available. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
+  static class ActuatorEndpoint {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint
+    OutboxEndpoint inboxOutboxEndpoint(Outbox outbox) {
+      return new OutboxEndpoint(outbox);
     }
   }
 

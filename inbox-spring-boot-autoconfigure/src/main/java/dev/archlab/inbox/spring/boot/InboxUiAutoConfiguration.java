@@ -34,12 +34,17 @@ import org.springframework.core.env.Environment;
  * InboxMetricsAutoConfiguration}), the page's chart shows delivery outcomes over time read from the
  * {@code inbox.deliveries} counters, which every consumer the starter builds feeds through its
  * events; otherwise it shows the state counts the page samples itself.
+ *
+ * <p>When the application has an {@code Outbox} bean ({@code inbox.outbox.enabled=true}, {@link
+ * InboxOutboxAutoConfiguration}), the page shows its backlog and DEAD rows and can put them back to
+ * PENDING, under the same rules as the page's other actions.
  */
 @AutoConfiguration(
     after = {
       InboxAutoConfiguration.class,
       InboxRedisAutoConfiguration.class,
-      InboxMetricsAutoConfiguration.class
+      InboxMetricsAutoConfiguration.class,
+      InboxOutboxAutoConfiguration.class
     },
     afterName = {
       "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -64,6 +69,7 @@ public class InboxUiAutoConfiguration {
    * @param properties {@code inbox.ui.*}
    * @param environment for {@code management.endpoints.web.base-path}
    * @param outcomes the outcome source for the chart, when the application has the meters
+   * @param outbox the outbox panel, when the application has an outbox
    * @return the registration
    */
   @Bean
@@ -71,7 +77,8 @@ public class InboxUiAutoConfiguration {
       InboxOperations operations,
       InboxProperties properties,
       Environment environment,
-      ObjectProvider<OutcomeCounts> outcomes) {
+      ObjectProvider<OutcomeCounts> outcomes,
+      ObjectProvider<InboxUiOutbox> outbox) {
     InboxProperties.Ui settings = properties.getUi();
     UiSettings ui =
         UiSettings.custom()
@@ -84,14 +91,33 @@ public class InboxUiAutoConfiguration {
             .build();
     String base = environment.getProperty("management.endpoints.web.base-path", "/actuator");
     String path = (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/inbox-ui";
+    OperatorUi page =
+        new OperatorUi(operations, ui, Optional.ofNullable(outcomes.getIfAvailable()));
+    InboxUiOutbox panel = outbox.getIfAvailable();
+    if (panel != null) {
+      page = panel.addTo(page);
+    }
     ServletRegistrationBean<HttpServlet> registration =
-        new ServletRegistrationBean<>(
-            new InboxUiServlet(
-                new OperatorUi(operations, ui, Optional.ofNullable(outcomes.getIfAvailable()))),
-            path,
-            path + "/*");
+        new ServletRegistrationBean<>(new InboxUiServlet(page), path, path + "/*");
     registration.setName("inboxUi");
     return registration;
+  }
+
+  /**
+   * The page's outbox panel, when the application has inbox-outbox and an {@code Outbox} bean. In
+   * its own class, with {@link InboxUiOutbox} the only types naming the outbox, so that the page
+   * works without inbox-outbox on the class path.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.archlab.inbox.outbox.Outbox")
+  @ConditionalOnBean(type = "dev.archlab.inbox.outbox.Outbox")
+  static class OutboxPanelConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    InboxUiOutbox inboxUiOutbox(dev.archlab.inbox.outbox.Outbox outbox) {
+      return new InboxUiOutbox(outbox);
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.archlab.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.archlab.inbox.outbox.Outbox;
 import dev.archlab.inbox.outbox.OutboxMessage;
@@ -19,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -158,6 +160,60 @@ class InboxOutboxAutoConfigurationTest {
               assertThat(health.getStatus()).isEqualTo(Status.DOWN);
               assertThat(health.getDetails()).containsEntry("table", "inbox_outbox");
             });
+  }
+
+  @Test
+  void theOutboxEndpointIsThereOnlyWhenExposedAndRefusesBadInputSayingWhy() {
+    ApplicationContextRunner outbox =
+        runner
+            .withUserConfiguration(H2.class)
+            .withPropertyValues("inbox.outbox.enabled=true", "inbox.outbox.relay.enabled=false");
+    outbox.run(ctx -> assertThat(ctx).doesNotHaveBean(OutboxEndpoint.class));
+    outbox
+        .withPropertyValues("management.endpoints.web.exposure.include=outbox")
+        .run(
+            ctx -> {
+              OutboxEndpoint endpoint = ctx.getBean(OutboxEndpoint.class);
+              try (Connection c = ctx.getBean(DataSource.class).getConnection();
+                  Statement st = c.createStatement()) {
+                ctx.getBean(Outbox.class)
+                    .send(c, new OutboxMessage("p", "payments", "k", new byte[] {1}, Map.of()));
+                st.execute("UPDATE inbox_outbox SET state = 'DEAD'");
+              }
+              assertThat(endpoint.status())
+                  .containsEntry("table", "inbox_outbox")
+                  .containsEntry("dead", 1L)
+                  .containsEntry("oldestPendingAge", null);
+              assertThatThrownBy(() -> endpoint.rows("lost", null))
+                  .isInstanceOf(InvalidEndpointRequestException.class)
+                  .hasMessage("unknown outbox state 'lost': use PENDING, SENT or DEAD");
+              assertThatThrownBy(() -> endpoint.rows("dead", 0))
+                  .isInstanceOf(InvalidEndpointRequestException.class)
+                  .hasMessageContaining("a limit from 1 to 10000");
+              assertThatThrownBy(() -> endpoint.act("explode", "p"))
+                  .isInstanceOf(InvalidEndpointRequestException.class)
+                  .hasMessage("unknown action 'explode': use retry-dead");
+              assertThatThrownBy(() -> endpoint.act("retry-dead", " , "))
+                  .isInstanceOf(InvalidEndpointRequestException.class)
+                  .hasMessageStartingWith("retry-dead needs messageIds");
+              assertThatThrownBy(() -> endpoint.act("retry-dead", "p,bad" + (char) 1 + "id"))
+                  .isInstanceOf(InvalidEndpointRequestException.class)
+                  .hasMessageContaining("invalid message id");
+              // Every refusal left the DEAD row as it was.
+              assertThat(endpoint.rows("DEAD", null))
+                  .extracting(r -> r.get("messageId"))
+                  .containsExactly("p");
+              assertThat(endpoint.act("retry-dead", "p"))
+                  .containsEntry("retried", List.of("p"))
+                  .containsEntry("notDead", List.of());
+              assertThat(endpoint.rows("pending", null)).hasSize(1);
+            });
+    outbox
+        .withPropertyValues(
+            "management.endpoints.web.exposure.include=outbox",
+            // The binder would take "none"; this bare context converts enums by name only.
+            "management.endpoint.outbox.access=NONE")
+        .run(ctx -> assertThat(ctx).doesNotHaveBean(OutboxEndpoint.class));
   }
 
   @Test

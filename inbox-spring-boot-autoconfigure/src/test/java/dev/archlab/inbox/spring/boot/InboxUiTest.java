@@ -9,6 +9,7 @@ import dev.archlab.inbox.RecordState;
 import dev.archlab.inbox.jdbc.JdbcInboxStore;
 import dev.archlab.inbox.jdbc.consumer.OneCommitConsumer;
 import dev.archlab.inbox.micrometer.InboxMetrics;
+import dev.archlab.inbox.outbox.Outbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
@@ -23,8 +24,11 @@ import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -209,6 +213,48 @@ class InboxUiTest {
       assertThat(outcomes.statusCode()).isEqualTo(200);
       assertThat(outcomes.body()).isEqualTo("{\"available\":false}");
     }
+  }
+
+  @Test
+  void theOutboxPanelIsUnavailableWithoutAnOutbox() throws Exception {
+    try (ConfigurableApplicationContext ctx = run("inbox.ui.enabled=true")) {
+      HttpResponse<String> outbox = get(base(ctx, "/actuator/inbox-ui/api/outbox"));
+      assertThat(outbox.statusCode()).isEqualTo(200);
+      assertThat(outbox.body()).isEqualTo("{\"available\":false}");
+    }
+  }
+
+  @Test
+  void thePageTakesTheOutboxBeanOnlyWhenInboxOutboxIsOnTheClassPath() {
+    WebApplicationContextRunner runner =
+        new WebApplicationContextRunner()
+            .withConfiguration(
+                AutoConfigurations.of(
+                    InboxStoreAutoConfiguration.class,
+                    InboxAutoConfiguration.class,
+                    InboxOutboxAutoConfiguration.class,
+                    InboxUiAutoConfiguration.class))
+            .withUserConfiguration(InboxOutboxAutoConfigurationTest.H2.class)
+            .withPropertyValues(
+                "inbox.prune.enabled=false",
+                "inbox.ui.enabled=true",
+                "inbox.outbox.enabled=true",
+                "inbox.outbox.relay.enabled=false");
+    runner.run(
+        ctx ->
+            assertThat(ctx)
+                .hasNotFailed()
+                .hasBean("inboxUiServlet")
+                .hasSingleBean(InboxUiOutbox.class));
+    runner
+        .withClassLoader(new FilteredClassLoader(Outbox.class))
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .hasNotFailed()
+                    .hasBean("inboxUiServlet")
+                    .doesNotHaveBean(Outbox.class)
+                    .doesNotHaveBean(InboxUiOutbox.class));
   }
 
   @Test

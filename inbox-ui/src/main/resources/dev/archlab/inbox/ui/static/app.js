@@ -143,6 +143,59 @@ function renderDead(list) {
   }
 }
 
+// The outbox panel, shown only when the server was given an outbox (api/outbox answers
+// available:false otherwise). Its rows are fetched only when there are some to show.
+async function refreshOutbox() {
+  const status = await getJson('api/outbox');
+  $('outbox').hidden = !status.available;
+  if (!status.available) return;
+  const [dead, pending] = await Promise.all([
+    status.dead > 0 ? getJson('api/outbox/rows?state=DEAD&limit=100') : { rows: [] },
+    status.pending > 0 ? getJson('api/outbox/rows?state=PENDING&limit=20') : { rows: [] }]);
+  renderOutbox(status, dead.rows, pending.rows);
+}
+
+function renderOutbox(status, dead, pending) {
+  $('outbox-table').textContent = '(table ' + status.table + ')';
+  const counts = $('outbox-counts');
+  counts.querySelector('.outbox-pending').textContent = status.pending;
+  counts.querySelector('.outbox-oldest').textContent =
+    status.oldestPendingMillis === null ? '–' : age(status.oldestPendingMillis);
+  counts.querySelector('.outbox-sent').textContent = status.sent;
+  const deadCell = counts.querySelector('.outbox-dead');
+  deadCell.textContent = status.dead;
+  deadCell.className = 'num outbox-dead' + (status.dead > 0 ? ' bad' : '');
+  const actions = counts.querySelector('.outbox-actions');
+  actions.replaceChildren();
+  if (status.dead > 0) {
+    actions.append(actionButton('retry all dead', 'outbox-retry-all', () =>
+      act('Put all ' + status.dead + ' DEAD outbox row(s) back to PENDING? The relay publishes them'
+        + ' again; fix what parked them first.', 'api/outbox/retry-dead', {})));
+  }
+  renderOutboxRows('outbox-dead-rows', dead, true);
+  renderOutboxRows('outbox-pending-rows', pending, false);
+}
+
+function renderOutboxRows(table, rows, retry) {
+  const body = $(table).querySelector('tbody');
+  body.replaceChildren();
+  for (const r of rows) {
+    const tr = el('tr');
+    tr.dataset.id = r.messageId;
+    tr.append(el('td', r.messageId, 'id'), el('td', r.destination), el('td', r.key === null ? '–' : r.key),
+      el('td', r.attempts, 'num attempts'), el('td', r.lastError || '', 'error'), el('td', r.createdAt));
+    if (retry) {
+      const actions = el('td');
+      actions.append(actionButton('retry', 'outbox-retry', () =>
+        act('Put outbox row ' + r.messageId + ' (to ' + r.destination + ') back to PENDING? The relay'
+          + ' publishes it again, before the later rows of its key.', 'api/outbox/retry-dead',
+          { id: r.messageId })));
+      tr.append(actions);
+    }
+    body.append(tr);
+  }
+}
+
 // The chart shows one of two things. With an outcome source (a Spring Boot application with the
 // metrics module) it plots, per outcome summed over consumers, how many deliveries ended that way
 // between two refreshes; the source's totals are cumulative, so the page differences them. Without
@@ -240,6 +293,7 @@ async function refresh() {
       renderProcessing(processing);
       renderDead(dead);
       sample(overview, outcomes);
+      await refreshOutbox();
       document.body.dataset.refreshed = String(Number(document.body.dataset.refreshed || 0) + 1);
     } catch (e) {
       fail(e);
