@@ -155,7 +155,12 @@ final class OutboxRelayRun {
     System.out.println("wrote " + csv + " (java -jar inbox-bench.jar report renders it)");
   }
 
+  /** The bare producer: idempotent, {@code acks=all}, as the relay's publisher is. */
   private static KafkaProducer<String, byte[]> producer(KafkaBroker broker) {
+    return producer(broker, true);
+  }
+
+  private static KafkaProducer<String, byte[]> producer(KafkaBroker broker, boolean idempotent) {
     return new KafkaProducer<>(
         Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -163,7 +168,7 @@ final class OutboxRelayRun {
             ProducerConfig.ACKS_CONFIG,
             "all",
             ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-            true),
+            idempotent),
         new StringSerializer(),
         new ByteArraySerializer());
   }
@@ -182,17 +187,7 @@ final class OutboxRelayRun {
    * failed so, with nothing else on the machine.
    */
   private static void probe(KafkaBroker broker, String topic) throws Exception {
-    try (KafkaProducer<String, byte[]> p =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                broker.bootstrap(),
-                ProducerConfig.ACKS_CONFIG,
-                "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                false),
-            new StringSerializer(),
-            new ByteArraySerializer())) {
+    try (KafkaProducer<String, byte[]> p = producer(broker, false)) {
       for (int partition = 0; partition < PARTITIONS; partition++) {
         p.send(new ProducerRecord<>(topic, partition, "probe", PAYLOAD)).get(60, TimeUnit.SECONDS);
       }

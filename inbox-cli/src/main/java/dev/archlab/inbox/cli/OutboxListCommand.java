@@ -1,9 +1,9 @@
 package dev.archlab.inbox.cli;
 
+import dev.archlab.inbox.InvalidArgumentException;
 import dev.archlab.inbox.outbox.OutboxAdmin;
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -76,8 +76,8 @@ final class OutboxListCommand implements Callable<Integer> {
     @Override
     public OutboxAdmin.State convert(String value) {
       try {
-        return OutboxAdmin.State.valueOf(value.strip().toUpperCase(Locale.ROOT));
-      } catch (IllegalArgumentException e) {
+        return OutboxAdmin.State.parse(value);
+      } catch (InvalidArgumentException e) {
         throw new TypeConversionException(
             "invalid state '" + value + "': use PENDING, SENT or DEAD");
       }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.archlab.inbox.Claim;
 import dev.archlab.inbox.jdbc.dialect.Statements;
+import dev.archlab.inbox.testkit.PostgresPlans;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
@@ -78,9 +78,8 @@ class PostgresKeyedPlanTest {
     List<String> wrong = new ArrayList<>();
     try (Connection c = PostgresDatabase.get().dataSource().getConnection();
         Statement st = c.createStatement()) {
-      st.execute("SET plan_cache_mode = force_generic_plan");
       for (Map.Entry<String, String> e : keyed.entrySet()) {
-        String plan = genericPlan(st, e.getValue());
+        String plan = PostgresPlans.generic(st, e.getValue());
         if (plan.contains(stateIndex)) {
           wrong.add(e.getKey() + ":\n" + plan);
         }
@@ -92,29 +91,5 @@ class PostgresKeyedPlanTest {
       }
     }
     assertThat(wrong).as("keyed statements planned through the state index, or joined").isEmpty();
-  }
-
-  /** EXPLAIN of the statement prepared with numbered parameters, executed with all NULLs. */
-  private static String genericPlan(Statement st, String sql) throws SQLException {
-    StringBuilder numbered = new StringBuilder();
-    int n = 0;
-    for (char ch : sql.toCharArray()) {
-      if (ch == '?') {
-        numbered.append('$').append(++n);
-      } else {
-        numbered.append(ch);
-      }
-    }
-    st.execute("DEALLOCATE ALL");
-    st.execute("PREPARE keyed AS " + numbered);
-    StringBuilder plan = new StringBuilder();
-    String args =
-        n == 0 ? "" : "(" + String.join(", ", java.util.Collections.nCopies(n, "NULL")) + ")";
-    try (ResultSet rs = st.executeQuery("EXPLAIN EXECUTE keyed" + args)) {
-      while (rs.next()) {
-        plan.append(rs.getString(1)).append('\n');
-      }
-    }
-    return plan.toString();
   }
 }

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -63,6 +64,12 @@ final class ClaimPlan {
     List<Candidate> out = new ArrayList<>();
     if (!anyDue(c, sql)) {
       return new ClaimPlan(out);
+    }
+    if (sql.beforeClaim() != null) {
+      // After the due check, so an idle poll stays one statement.
+      try (Statement st = c.createStatement()) {
+        st.execute(sql.beforeClaim());
+      }
     }
     Map<Key, Chain> chains = new HashMap<>();
     long after = Long.MIN_VALUE;

@@ -67,10 +67,7 @@ final class LeaseClaims {
     }
     List<OutboxRow> out = new ArrayList<>();
     try (PreparedStatement read = c.prepareStatement(sql.rowsIn(taken.size()))) {
-      int i = 1;
-      for (long seq : taken) {
-        read.setLong(i++, seq);
-      }
+      RelayRows.bindSeqs(read, taken);
       try (ResultSet rs = read.executeQuery()) {
         while (rs.next()) {
           out.add(RelayRows.read(rs));

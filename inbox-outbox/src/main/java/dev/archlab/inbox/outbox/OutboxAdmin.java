@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -27,7 +28,27 @@ public final class OutboxAdmin {
     /** Acknowledged by the broker; deleted after the relay's retention. */
     SENT,
     /** Could not be published; waits for an operator. */
-    DEAD
+    DEAD;
+
+    /**
+     * The state called {@code name}, in any case and without surrounding blanks: what the page, the
+     * endpoint and the CLI accept from an operator.
+     *
+     * @param name a state's name
+     * @return that state
+     * @throws InvalidArgumentException naming the states, if {@code name} is none of them
+     */
+    public static State parse(String name) {
+      if (name != null) {
+        try {
+          return valueOf(name.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+          // Answered below with the names an operator may use.
+        }
+      }
+      throw new InvalidArgumentException(
+          "unknown outbox state '" + name + "': use PENDING, SENT or DEAD");
+    }
   }
 
   /**

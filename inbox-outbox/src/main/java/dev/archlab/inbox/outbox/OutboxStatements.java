@@ -167,7 +167,7 @@ class OutboxStatements {
   }
 
   /**
-   * A statement run at the start of a SKIP LOCKED claim's transaction, or null for none: how a
+   * A statement run in a claim's transaction before the window is read, or null for none: how a
    * database is told to read the unsent rows in index order rather than sort them.
    */
   String beforeClaim() {

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,11 +51,6 @@ final class RelayClaims {
   /** Claims up to {@code limit} rows in the transaction of {@code c}, in publish order. */
   List<OutboxRow> claim(Connection c, int limit) throws SQLException {
     int wanted = Math.min(limit * CANDIDATES_PER_ROW, MAX_CANDIDATES);
-    if (sql.beforeClaim() != null) {
-      try (Statement st = c.createStatement()) {
-        st.execute(sql.beforeClaim());
-      }
-    }
     ClaimPlan plan = ClaimPlan.read(c, sql, wanted, wanted);
     List<Long> heads = plan.heads();
     if (heads.isEmpty()) {
@@ -64,11 +58,7 @@ final class RelayClaims {
     }
     Map<Long, OutboxRow> locked = new HashMap<>();
     try (PreparedStatement ps = c.prepareStatement(sql.lockHeads(heads.size()))) {
-      int i = 1;
-      for (long seq : heads) {
-        ps.setLong(i++, seq);
-      }
-      ps.setInt(i, Math.max(plan.headsAmongFirst(limit), 1));
+      ps.setInt(RelayRows.bindSeqs(ps, heads), Math.max(plan.headsAmongFirst(limit), 1));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           OutboxRow row = RelayRows.read(rs);
@@ -90,10 +80,7 @@ final class RelayClaims {
     }
     if (!followers.isEmpty()) {
       try (PreparedStatement ps = c.prepareStatement(sql.rowsIn(followers.size()))) {
-        int i = 1;
-        for (long seq : followers) {
-          ps.setLong(i++, seq);
-        }
+        RelayRows.bindSeqs(ps, followers);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             OutboxRow row = RelayRows.read(rs);
@@ -174,10 +161,7 @@ final class RelayClaims {
     if (!sent.isEmpty()) {
       // One statement for the round's SENT rows: the common case costs one round trip.
       try (PreparedStatement ps = c.prepareStatement(sql.markSent(sent.size()))) {
-        int i = 1;
-        for (long seq : sent) {
-          ps.setLong(i++, seq);
-        }
+        RelayRows.bindSeqs(ps, sent);
         ps.executeUpdate();
       }
     }

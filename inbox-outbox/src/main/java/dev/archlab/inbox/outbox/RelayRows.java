@@ -1,7 +1,9 @@
 package dev.archlab.inbox.outbox;
 
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 
 /** Reading a relay's row and writing its error, the same for both kinds of claim. */
 final class RelayRows {
@@ -21,6 +23,19 @@ final class RelayRows {
         rs.getBytes("payload"),
         HeaderCodec.decode(rs.getBytes("headers")),
         rs.getInt("attempts"));
+  }
+
+  /**
+   * Binds {@code seqs} to the first parameters of {@code ps}, in order.
+   *
+   * @return the index of the next parameter
+   */
+  static int bindSeqs(PreparedStatement ps, List<Long> seqs) throws SQLException {
+    int i = 1;
+    for (long seq : seqs) {
+      ps.setLong(i++, seq);
+    }
+    return i;
   }
 
   /** {@code error} cut to the column's length. */

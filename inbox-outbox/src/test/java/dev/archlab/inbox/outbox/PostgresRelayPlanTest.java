@@ -2,11 +2,10 @@ package dev.archlab.inbox.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.archlab.inbox.testkit.PostgresPlans;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Collections;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -88,36 +87,15 @@ class PostgresRelayPlanTest {
     db.execute("ANALYZE " + TABLE);
   }
 
-  /**
-   * EXPLAIN of the statement, prepared with numbered parameters and run with NULLs, after {@code
-   * setup}.
-   */
+  /** The generic plan of {@code sql} after {@code setup} (null for none). */
   private String genericPlan(String sql, String setup) throws SQLException {
-    StringBuilder numbered = new StringBuilder();
-    int n = 0;
-    for (char ch : sql.toCharArray()) {
-      if (ch == '?') {
-        numbered.append('$').append(++n);
-      } else {
-        numbered.append(ch);
-      }
-    }
     try (Connection c = db.dataSource().getConnection();
         Statement st = c.createStatement()) {
-      st.execute("SET plan_cache_mode = force_generic_plan");
       // The claim's SET LOCAL, for this session: the pool's connection is reset below.
       st.execute(setup == null ? "RESET enable_sort" : setup.replace("SET LOCAL", "SET"));
-      st.execute("DEALLOCATE ALL");
-      st.execute("PREPARE relay AS " + numbered);
-      StringBuilder plan = new StringBuilder();
-      String args = n == 0 ? "" : "(" + String.join(", ", Collections.nCopies(n, "NULL")) + ")";
-      try (ResultSet rs = st.executeQuery("EXPLAIN EXECUTE relay" + args)) {
-        while (rs.next()) {
-          plan.append(rs.getString(1)).append('\n');
-        }
-      }
+      String plan = PostgresPlans.generic(st, sql);
       st.execute("RESET ALL");
-      return plan.toString();
+      return plan;
     }
   }
 }

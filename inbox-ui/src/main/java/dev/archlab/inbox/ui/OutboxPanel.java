@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -64,7 +63,7 @@ public final class OutboxPanel {
 
   /** The first rows of one state, in the order the relay publishes them. */
   Map<String, Object> rows(Params query) {
-    OutboxAdmin.State state = state(query.required("state"));
+    OutboxAdmin.State state = OutboxAdmin.State.parse(query.required("state"));
     int limit = query.limit();
     List<Object> rows = new ArrayList<>();
     for (OutboxAdmin.Entry e : admin.list(state, limit)) {
@@ -107,14 +106,6 @@ public final class OutboxPanel {
     return "DEAD outbox row "
         + id
         + " is PENDING again: the relay publishes it before the later rows of its key";
-  }
-
-  private static OutboxAdmin.State state(String value) {
-    try {
-      return OutboxAdmin.State.valueOf(value.toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw Params.badRequest("unknown outbox state '" + value + "': use PENDING, SENT or DEAD");
-    }
   }
 
   private static Map<String, Object> view(OutboxAdmin.Entry e) {

@@ -7,7 +7,6 @@ import dev.archlab.inbox.outbox.OutboxAdmin;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -125,9 +124,9 @@ public final class OutboxEndpoint {
 
   private static OutboxAdmin.State parseState(String state) {
     try {
-      return OutboxAdmin.State.valueOf(state.toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw badRequest("unknown outbox state '" + state + "': use PENDING, SENT or DEAD");
+      return OutboxAdmin.State.parse(state);
+    } catch (InvalidArgumentException e) {
+      throw badRequest(e.getMessage());
     }
   }
 
