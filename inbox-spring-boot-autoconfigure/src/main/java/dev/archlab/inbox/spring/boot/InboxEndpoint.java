@@ -13,7 +13,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -93,7 +92,7 @@ public final class InboxEndpoint {
         out.add(view(r));
       }
     } catch (InvalidArgumentException e) {
-      throw badRequest(e.getMessage());
+      throw EndpointInput.badRequest(e.getMessage());
     }
     return out;
   }
@@ -111,7 +110,7 @@ public final class InboxEndpoint {
   @WriteOperation
   public Map<String, Object> act(
       @Selector String consumer, @Selector String action, @Nullable String messageIds) {
-    List<String> ids = splitIds(messageIds);
+    List<String> ids = EndpointInput.splitIds(messageIds);
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("consumer", consumer);
     body.put("action", action);
@@ -119,7 +118,7 @@ public final class InboxEndpoint {
       switch (action) {
         case "release" -> {
           if (ids.isEmpty()) {
-            throw badRequest("release needs messageIds");
+            throw EndpointInput.badRequest("release needs messageIds");
           }
           List<String> released = new ArrayList<>();
           for (String id : ids) {
@@ -128,10 +127,12 @@ public final class InboxEndpoint {
           body.put("released", released);
         }
         case "retry-dead" -> body.put("retried", operations.retryDead(consumer, ids));
-        default -> throw badRequest("unknown action '" + action + "': use release or retry-dead");
+        default ->
+            throw EndpointInput.badRequest(
+                "unknown action '" + action + "': use release or retry-dead");
       }
     } catch (InvalidArgumentException e) {
-      throw badRequest(e.getMessage());
+      throw EndpointInput.badRequest(e.getMessage());
     }
     return body;
   }
@@ -140,25 +141,8 @@ public final class InboxEndpoint {
     try {
       return RecordState.valueOf(state.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw badRequest("unknown state '" + state + "': use PROCESSING, DONE or DEAD");
+      throw EndpointInput.badRequest("unknown state '" + state + "': use PROCESSING, DONE or DEAD");
     }
-  }
-
-  private static List<String> splitIds(@Nullable String messageIds) {
-    List<String> ids = new ArrayList<>();
-    if (messageIds != null) {
-      for (String id : messageIds.split(",")) {
-        if (!id.isBlank()) {
-          ids.add(id.strip());
-        }
-      }
-    }
-    return ids;
-  }
-
-  // Actuator answers this exception with 400 and the message as the reason.
-  private static InvalidEndpointRequestException badRequest(String message) {
-    return new InvalidEndpointRequestException(message, message);
   }
 
   private static Map<String, Object> view(InboxRecord r) {

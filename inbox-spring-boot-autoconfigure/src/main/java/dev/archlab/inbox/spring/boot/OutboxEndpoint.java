@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -81,7 +80,7 @@ public final class OutboxEndpoint {
         out.add(view(e));
       }
     } catch (InvalidArgumentException e) {
-      throw badRequest(e.getMessage());
+      throw EndpointInput.badRequest(e.getMessage());
     }
     return out;
   }
@@ -97,18 +96,18 @@ public final class OutboxEndpoint {
   @WriteOperation
   public Map<String, Object> act(@Selector String action, @Nullable String messageIds) {
     if (!action.equals("retry-dead")) {
-      throw badRequest("unknown action '" + action + "': use retry-dead");
+      throw EndpointInput.badRequest("unknown action '" + action + "': use retry-dead");
     }
-    List<String> ids = splitIds(messageIds);
+    List<String> ids = EndpointInput.splitIds(messageIds);
     if (ids.isEmpty()) {
-      throw badRequest(
+      throw EndpointInput.badRequest(
           "retry-dead needs messageIds, the DEAD rows' ids comma-separated"
               + " (GET /actuator/outbox/dead lists them)");
     }
     try {
       ids.forEach(Identifiers::requireMessageId);
     } catch (InvalidArgumentException e) {
-      throw badRequest(e.getMessage());
+      throw EndpointInput.badRequest(e.getMessage());
     }
     List<String> retried = new ArrayList<>();
     List<String> notDead = new ArrayList<>();
@@ -126,25 +125,8 @@ public final class OutboxEndpoint {
     try {
       return OutboxAdmin.State.parse(state);
     } catch (InvalidArgumentException e) {
-      throw badRequest(e.getMessage());
+      throw EndpointInput.badRequest(e.getMessage());
     }
-  }
-
-  private static List<String> splitIds(@Nullable String messageIds) {
-    List<String> ids = new ArrayList<>();
-    if (messageIds != null) {
-      for (String id : messageIds.split(",")) {
-        if (!id.isBlank()) {
-          ids.add(id.strip());
-        }
-      }
-    }
-    return ids;
-  }
-
-  // Actuator answers this exception with 400 and the message as the reason.
-  private static InvalidEndpointRequestException badRequest(String message) {
-    return new InvalidEndpointRequestException(message, message);
   }
 
   private static Map<String, Object> view(OutboxAdmin.Entry e) {
