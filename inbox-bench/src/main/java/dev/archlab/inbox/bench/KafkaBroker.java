@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -17,6 +18,8 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -158,7 +161,24 @@ final class KafkaBroker implements AutoCloseable {
     }
     try (Admin admin = admin()) {
       admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+      awaitOnBroker(admin, partitions, names);
     }
+  }
+
+  /**
+   * Waits until every partition of {@code names} answers a ListOffsets request from its leader. A
+   * topic the controller has created may not exist on the broker yet; an idempotent producer whose
+   * first sends met it there reset its sequence numbers while the broker kept those it had
+   * appended, and its later batches failed as out of order until they expired (120 s).
+   */
+  private static void awaitOnBroker(Admin admin, int partitions, String... names) throws Exception {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (String n : names) {
+      for (int p = 0; p < partitions; p++) {
+        latest.put(new TopicPartition(n, p), OffsetSpec.latest());
+      }
+    }
+    admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS);
   }
 
   /** Polls an admin request until the broker answers (start-up wait, not a measurement). */

@@ -96,7 +96,6 @@ final class OutboxRelayRun {
       for (int round = 1; round <= s.rounds(); round++) {
         String topic = "outbox-bench-" + round;
         broker.createTopics(PARTITIONS, topic);
-        probe(broker, topic);
         double bare = bareThroughput(broker, topic, s.records());
         truncate(pool);
         double relay = relayThroughput(relay(broker, outbox, s), outbox, pool, topic, s.records());
@@ -157,10 +156,6 @@ final class OutboxRelayRun {
 
   /** The bare producer: idempotent, {@code acks=all}, as the relay's publisher is. */
   private static KafkaProducer<String, byte[]> producer(KafkaBroker broker) {
-    return producer(broker, true);
-  }
-
-  private static KafkaProducer<String, byte[]> producer(KafkaBroker broker, boolean idempotent) {
     return new KafkaProducer<>(
         Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -168,7 +163,7 @@ final class OutboxRelayRun {
             ProducerConfig.ACKS_CONFIG,
             "all",
             ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-            idempotent),
+            true),
         new StringSerializer(),
         new ByteArraySerializer());
   }
@@ -177,21 +172,6 @@ final class OutboxRelayRun {
     ProducerRecord<String, byte[]> r = new ProducerRecord<>(topic, "key-" + (i % KEYS), PAYLOAD);
     r.headers().add("message-id", ("bare-" + i).getBytes(StandardCharsets.UTF_8));
     return r;
-  }
-
-  /**
-   * One acknowledged record per partition of a new topic, before any clock starts, from a producer
-   * without idempotence. An idempotent producer whose first sends met partitions the broker was
-   * still creating reset its sequence numbers while the broker kept the ones it had appended, and
-   * every later batch failed as out of order until it expired (120 s): rounds 2 and 3 of this run
-   * failed so, with nothing else on the machine.
-   */
-  private static void probe(KafkaBroker broker, String topic) throws Exception {
-    try (KafkaProducer<String, byte[]> p = producer(broker, false)) {
-      for (int partition = 0; partition < PARTITIONS; partition++) {
-        p.send(new ProducerRecord<>(topic, partition, "probe", PAYLOAD)).get(60, TimeUnit.SECONDS);
-      }
-    }
   }
 
   /** Messages per second: N sends, then flush (every acknowledgement in). */

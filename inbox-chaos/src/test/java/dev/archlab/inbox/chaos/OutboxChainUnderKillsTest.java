@@ -27,6 +27,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -158,6 +159,7 @@ class OutboxChainUnderKillsTest {
             fleet.start(role);
           }
         }
+        AtomicReference<Exception> failedSend = new AtomicReference<>();
         int chunks = kills + 1;
         for (int c = 0; c < chunks; c++) {
           for (String id :
@@ -168,9 +170,11 @@ class OutboxChainUnderKillsTest {
                     customerOf.get(id),
                     OutboxChainProcess.orderPayload(customerOf.get(id), id));
             r.headers().add("message-id", id.getBytes(StandardCharsets.UTF_8));
-            producer.send(r);
+            producer.send(r, (meta, e) -> failedSend.compareAndSet(null, e));
           }
           producer.flush();
+          // A record the broker never took would read as lost by the consumers below.
+          assertThat(failedSend.get()).as("the test's producer failed to send").isNull();
           if (c < kills) {
             String role = ROLES.get(c % ROLES.size());
             // A relay is killed inside a round, after the broker acknowledged rows and before

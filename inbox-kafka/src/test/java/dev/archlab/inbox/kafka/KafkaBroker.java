@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -16,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -227,9 +230,27 @@ public final class KafkaBroker {
     }
     try (Admin admin = admin()) {
       admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+      awaitOnBroker(admin, partitions, names);
     } catch (Exception e) {
       throw new IllegalStateException("could not create topics " + List.of(names), e);
     }
+  }
+
+  /**
+   * Waits until every partition of {@code names} answers a ListOffsets request from its leader. A
+   * topic the controller has created may not exist on the broker yet; an idempotent producer whose
+   * first sends met it there reset its sequence numbers while the broker kept those it had
+   * appended, and its later batches failed as out of order until they expired (120 s): a scale-out
+   * run once lost 330 records that way, silently, before a consumer ever saw them.
+   */
+  private static void awaitOnBroker(Admin admin, int partitions, String... names) throws Exception {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (String n : names) {
+      for (int p = 0; p < partitions; p++) {
+        latest.put(new TopicPartition(n, p), OffsetSpec.latest());
+      }
+    }
+    admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS);
   }
 
   private void stop() {

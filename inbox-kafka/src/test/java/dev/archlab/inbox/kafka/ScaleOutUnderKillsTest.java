@@ -18,6 +18,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -105,6 +106,7 @@ class ScaleOutUnderKillsTest {
       for (int i = 0; i < CONSUMERS; i++) {
         fleet.add(CommitNeverPassesUnfinishedTest.startChild(kafka, name, "-", dir, "batch"));
       }
+      AtomicReference<Exception> failedSend = new AtomicReference<>();
       int chunks = kills + 1;
       int killed = 0;
       try {
@@ -116,9 +118,11 @@ class ScaleOutUnderKillsTest {
                 new ProducerRecord<>(
                     kafka.topic, null, null, ("payload-" + id).getBytes(StandardCharsets.UTF_8));
             r.headers().add(KafkaIds.DEFAULT_HEADER, id.getBytes(StandardCharsets.UTF_8));
-            producer.send(r);
+            producer.send(r, (meta, e) -> failedSend.compareAndSet(null, e));
           }
           producer.flush();
+          // A record the broker never took would read as lost by the consumers below.
+          assertThat(failedSend.get()).as("the test's producer failed to send").isNull();
           if (c == chunks - 1) {
             break;
           }
